@@ -1,0 +1,12 @@
+export {
+  InterfaceName,
+  VrfName,
+  VlanId,
+  Vni,
+  Asn,
+  RouteTableId,
+  IpAddress,
+  Cidr,
+  InterfaceAddress,
+  hasHostBits,
+} from './primitives.js';

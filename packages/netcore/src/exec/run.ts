@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+
+/** Options of {@link runCommand}. */
+export interface RunOptions {
+  /** Written to the child's standard input, which is then closed. */
+  readonly input?: string;
+  /** Kill the child (SIGKILL) after this many milliseconds. Default: 60 s. */
+  readonly timeoutMs?: number;
+  /** Environment of the child. Default: this process's environment. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Working directory of the child. */
+  readonly cwd?: string;
+}
+
+/** What a finished command printed. */
+export interface RunResult {
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A command exited non-zero, was killed, or timed out. */
+export class CommandError extends Error {
+  readonly code = 'COMMAND_FAILED' as const;
+  constructor(
+    readonly argv: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+    readonly stdout: string,
+    readonly signal: NodeJS.Signals | null = null,
+  ) {
+    const why = signal ? `killed by ${signal}` : `exit code ${exitCode}`;
+    super(`${argv.join(' ')}: ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`);
+    this.name = 'CommandError';
+  }
+}
+
+/** The program to run does not exist on this machine (ENOENT from spawn). */
+export class CommandNotFoundError extends Error {
+  readonly code = 'COMMAND_NOT_FOUND' as const;
+  constructor(
+    readonly file: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${file}: command not found (is the package that provides it installed?)`, options);
+    this.name = 'CommandNotFoundError';
+  }
+}
+
+export const isCommandError = (e: unknown): e is CommandError => e instanceof CommandError;
+export const isCommandNotFoundError = (e: unknown): e is CommandNotFoundError => e instanceof CommandNotFoundError;
+
+/**
+ * Runs `file` with `args` without a shell (the only way fabrik starts processes) and resolves
+ * with its output once it exits 0. Rejects with {@link CommandError} otherwise.
+ */
+export function runCommand(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  const argv = [file, ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(e.code === 'ENOENT' ? new CommandNotFoundError(file, { cause: e }) : e);
+    });
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      const stdout = Buffer.concat(out).toString('utf8');
+      const stderr = Buffer.concat(err).toString('utf8');
+      if (exitCode === 0) resolve({ stdout, stderr });
+      else reject(new CommandError(argv, exitCode, stderr, stdout, signal));
+    });
+    // EPIPE when the child exits before reading all of its input is reported through 'close'.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input ?? '');
+  });
+}

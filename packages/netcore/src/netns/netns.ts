@@ -1,0 +1,54 @@
+import { readdir } from 'node:fs/promises';
+import { runCommand, type RunOptions, type RunResult } from '../exec/run.js';
+
+/** Where iproute2 keeps named network namespaces. */
+export const NETNS_RUN_DIR = '/run/netns';
+
+// iproute2 accepts more, but a netns name also becomes a file name and an FRR pathspace (-N):
+// keep to characters that are safe in both.
+const NETNS_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** A netns name was rejected before anything was changed. */
+export class InvalidNetnsNameError extends Error {
+  readonly code = 'INVALID_NETNS_NAME' as const;
+  constructor(readonly netnsName: string) {
+    super(`invalid network namespace name ${JSON.stringify(netnsName)}: 1-64 of [A-Za-z0-9_.-], starting with a letter or digit`);
+    this.name = 'InvalidNetnsNameError';
+  }
+}
+
+/** Throws {@link InvalidNetnsNameError} unless `name` is a valid named-netns name. */
+export function validateNetnsName(name: string): string {
+  if (!NETNS_NAME.test(name) || name === '.' || name === '..') throw new InvalidNetnsNameError(name);
+  return name;
+}
+
+/** The path of a named netns, for tools that take a path (CNI_NETNS, setns). */
+export const netnsPath = (name: string): string => `${NETNS_RUN_DIR}/${validateNetnsName(name)}`;
+
+/** Creates a named netns. Equivalent to: `ip netns add NAME`. */
+export async function netnsAdd(name: string): Promise<void> {
+  await runCommand('ip', ['netns', 'add', validateNetnsName(name)]);
+}
+
+/** Deletes a named netns; a missing one is not an error. Equivalent to: `ip netns del NAME`. */
+export async function netnsDel(name: string): Promise<void> {
+  validateNetnsName(name);
+  if (!(await netnsList()).includes(name)) return;
+  await runCommand('ip', ['netns', 'del', name]);
+}
+
+/** Names of every named netns. Equivalent to: `ls /run/netns`. */
+export async function netnsList(): Promise<string[]> {
+  try {
+    return (await readdir(NETNS_RUN_DIR)).sort();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+}
+
+/** Runs a program inside a named netns. Equivalent to: `ip netns exec NAME FILE ARGS...`. */
+export function runInNetns(name: string, file: string, args: readonly string[], options?: RunOptions): Promise<RunResult> {
+  return runCommand('ip', ['netns', 'exec', validateNetnsName(name), file, ...args], options);
+}

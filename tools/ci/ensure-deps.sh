@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what fabrik's tests and lab need on a fresh Debian machine, and nothing when it is
+# already there: Debian packages (apt-get update first), the workspace's npm packages (npm ci
+# when node_modules is missing or older than package-lock.json) and the libcni test runtime.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+# command-or-file  debian-package
+needs=(
+  "linux.uml user-mode-linux"
+  "ovs-vsctl openvswitch-switch"
+  "vtysh frr"
+  "/usr/lib/frr/frr-reload.py frr-pythontools"
+  "/usr/lib/cni/host-local containernetworking-plugins"
+  "podman podman"
+  "/bin/busybox busybox-static"
+  "go golang-go"
+  "/usr/share/gocode/src/github.com/containernetworking/cni golang-github-appc-cni-dev"
+  "ip iproute2"
+  "ping iputils-ping"
+  "tcpdump tcpdump"
+  "cc gcc"
+  "modprobe kmod"
+  "ps procps"
+  "python3 python3"
+)
+missing=()
+for n in "${needs[@]}"; do
+  what=${n%% *} pkg=${n##* }
+  if [[ $what == /* ]]; then [[ -e $what ]] || missing+=("$pkg"); else command -v "$what" >/dev/null || missing+=("$pkg"); fi
+done
+if ((${#missing[@]})); then
+  echo "ensure-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The Debian packages start no daemons here (no systemd); fabrik's tests start their own.
+
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "ensure-deps: npm ci"
+  npm ci --no-audit --no-fund
+fi
+
+# libcni's cnitool (a real CNI runtime) for the CNI tests, built once from Debian's libcni.
+cnitool=node_modules/.cache/fabrik/cnitool
+if [[ ! -x $cnitool ]]; then
+  mkdir -p "$(dirname "$cnitool")"
+  for d in tools/cnitool; do
+    if [[ -x $d/build ]]; then "$d/build" "$cnitool"; break; fi
+  done
+fi

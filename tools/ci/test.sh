@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `npm test`: lint, typecheck, unit and host-kernel integration tests, then every lab test inside
+# one User-Mode Linux boot. Runs every stage even when one fails, then prints one summary line.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bash tools/ci/ensure-deps.sh || exit 1
+
+results=$(mktemp -d)
+failed_stages=()
+stage() {
+  local name=$1; shift
+  echo; echo "=== $name: $*"
+  local t0=$SECONDS
+  if "$@"; then echo "=== $name: ok ($((SECONDS - t0)) s)"; else echo "=== $name: FAILED ($((SECONDS - t0)) s)"; failed_stages+=("$name"); fi
+}
+export CI=${CI:-1}
+stage lint npx eslint . --max-warnings=0
+stage typecheck npx nx run-many -t typecheck --outputStyle=static
+stage build npx nx run-many -t build --outputStyle=static
+stage unit+host npx vitest run --project unit --project host --reporter=default --reporter=json --outputFile.json="$results/host.json"
+stage lab node --conditions=@fabrik/source --import tsx tools/lab/src/cli.ts test --reporter=default --reporter=json --outputFile.json="$results/lab.json"
+
+node -e '
+  const fs = require("fs"); let p = 0, f = 0, s = 0;
+  for (const file of process.argv.slice(1)) {
+    if (!fs.existsSync(file)) continue;
+    const r = JSON.parse(fs.readFileSync(file, "utf8"));
+    p += r.numPassedTests; f += r.numFailedTests; s += r.numPendingTests + (r.numTodoTests ?? 0);
+  }
+  console.log(`\ntests: ${p} passed, ${f} failed, ${s} skipped`);
+' "$results/host.json" "$results/lab.json"
+rm -rf "$results"
+if ((${#failed_stages[@]})); then echo "FAILED stages: ${failed_stages[*]}"; exit 1; fi
+echo "all stages passed"

@@ -1,0 +1,201 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile, symlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LabCrashedError, LabModuleError, LabUnavailableError } from './errors.js';
+
+/** Kernel modules every lab boot loads; the host kernel here lacks the first three. */
+export const LAB_MODULES = ['vrf', '8021q', 'dummy', 'vxlan', 'bridge', 'veth', 'macvlan', 'openvswitch', 'tun'] as const;
+
+export interface RunInLabOptions {
+  /** The program and its arguments, run inside the lab kernel (no shell). */
+  readonly command: readonly string[];
+  /** Working directory inside the lab (this machine's filesystem is the lab's root). Default: cwd. */
+  readonly cwd?: string;
+  /** Extra environment for the command. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Kill the lab after this long. Default: 30 minutes. */
+  readonly timeoutMs?: number;
+  /** Memory of the lab kernel in MiB. Default: 3072. */
+  readonly memoryMiB?: number;
+  /** Receives the command's output (stdout and stderr share the lab console). Default: process.stdout. */
+  readonly onOutput?: (chunk: string) => void;
+}
+
+export interface LabRunResult {
+  readonly exitCode: number;
+  readonly durationMs: number;
+}
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const SHIM_SOURCE = resolve(here, '../native/xstate-shim.c');
+const START_MARK = '@@fabrik-lab-command@@';
+const END_MARK = '@@fabrik-lab-done@@';
+const MODULE_FAILURE = 'fabrik-lab: module failed:';
+// An exit code our init uses only when a module failed to load.
+const MODULE_EXIT = 197;
+
+function locateUml(): { binary: string; modulesDir: string; kernelVersion: string } {
+  let binary: string;
+  try {
+    binary = execFileSync('sh', ['-c', 'command -v linux.uml'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new LabUnavailableError(
+      'linux.uml not found: install the Debian package user-mode-linux (tools/ci/ensure-deps.sh does)',
+    );
+  }
+  const base = '/usr/lib/uml/modules';
+  const versions = existsSync(base) ? readdirSync(base) : [];
+  const kernelVersion = versions[0];
+  if (!kernelVersion) throw new LabUnavailableError(`no UML kernel modules under ${base}`);
+  return { binary, modulesDir: join(base, kernelVersion), kernelVersion };
+}
+
+/** Compiles the ptrace shim once per source change into the lab cache. */
+function buildShim(cacheDir: string): string {
+  const out = join(cacheDir, 'xstate-shim.so');
+  if (existsSync(out) && statSync(out).mtimeMs >= statSync(SHIM_SOURCE).mtimeMs) return out;
+  try {
+    execFileSync('cc', ['-O2', '-shared', '-fPIC', '-o', out, SHIM_SOURCE, '-ldl'], { stdio: 'pipe' });
+  } catch (e) {
+    throw new LabUnavailableError(`cannot build the UML ptrace shim (is a C compiler installed?): ${String(e)}`, {
+      cause: e,
+    });
+  }
+  return out;
+}
+
+/** A POSIX-shell single-quoted literal; used only for paths this module chose itself. */
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function initScript(state: string, modroot: string, cwd: string): string {
+  return `#!/bin/sh
+mount -t proc proc /proc; mount -t sysfs sys /sys
+mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp
+mkdir -p /run/netns /run/frr /var/run/openvswitch /var/tmp/frr /etc/frr
+# /etc/frr and /var/tmp/frr live on this machine's disk (hostfs): keep the lab's FRR state private.
+mount -t tmpfs tmpfs /var/tmp/frr; mount -t tmpfs tmpfs /etc/frr
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+# The host's AVX-512 state is not switched between processes in UML 6.1 (see native/xstate-shim.c).
+export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-AVX512_VBMI,-AVX512_VBMI2
+dmesg -n 1
+failed=""
+for m in ${LAB_MODULES.join(' ')}; do modprobe -d ${quote(modroot)} $m || failed="$failed $m"; done
+if [ -n "$failed" ]; then echo "${MODULE_FAILURE}$failed"; echo ${MODULE_EXIT} > ${quote(join(state, 'rc'))}; halt -f -p; fi
+ip link set lo up; hostname fabrik-lab   # FRR cannot parse its own "hostname (none)"
+cd ${quote(cwd)}
+echo ${START_MARK}
+xargs -0 -a ${quote(join(state, 'argv'))} sh -c '"$@"; echo $? > "$0"' ${quote(join(state, 'rc'))}
+echo ${END_MARK}
+halt -f -p
+`;
+}
+
+/**
+ * Boots a User-Mode Linux kernel whose root filesystem is this machine's (hostfs), runs
+ * `command` inside it as the only job, streams its output and resolves with its exit code.
+ * The lab's processes are all killed and its state directory removed when this returns.
+ */
+export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> {
+  const started = Date.now();
+  const uml = locateUml();
+  const cacheDir = resolve(here, '../../../node_modules/.cache/fabrik-lab');
+  await mkdir(cacheDir, { recursive: true });
+  const shim = buildShim(cacheDir);
+  // No dots in the path: it is on the kernel command line, which kmod scans for module options.
+  const state = await mkdtemp('/var/tmp/fabrik-lab-');
+  const modroot = join(state, 'modroot');
+  await mkdir(join(modroot, 'lib/modules'), { recursive: true });
+  await symlink(uml.modulesDir, join(modroot, 'lib/modules', uml.kernelVersion));
+  const envArgs = Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`);
+  const argv = ['env', 'FABRIK_LAB=1', ...envArgs, ...options.command];
+  await writeFile(join(state, 'argv'), argv.join('\0'));
+  await writeFile(join(state, 'init'), initScript(state, modroot, options.cwd ?? process.cwd()), { mode: 0o755 });
+
+  const onOutput = options.onOutput ?? ((s: string) => process.stdout.write(s));
+  let tail = '';
+  let started_ = false;
+  let ended = false;
+  let pending = '';
+  const child = spawn(
+    uml.binary,
+    [
+      `mem=${options.memoryMiB ?? 3072}M`,
+      'root=/dev/root',
+      'rootfstype=hostfs',
+      'rootflags=/',
+      'rw',
+      'quiet',
+      `init=${join(state, 'init')}`,
+      'con=null',
+      'con0=null,fd:1',
+    ],
+    {
+      detached: true, // its own process group, so every UML host process can be killed at once
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LD_PRELOAD: shim, TMPDIR: '/dev/shm' },
+    },
+  );
+  const killAll = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  const onData = (b: Buffer) => {
+    const text = b.toString('utf8').replace(/\r/g, '');
+    tail = (tail + text).slice(-4000);
+    if (ended) return;
+    if (started_) {
+      const end = text.indexOf(END_MARK);
+      if (end < 0) return onOutput(text);
+      ended = true;
+      return onOutput(text.slice(0, end));
+    }
+    pending += text;
+    const at = pending.indexOf(START_MARK);
+    if (at >= 0) {
+      started_ = true;
+      const rest = pending.slice(at + START_MARK.length).replace(/^\n/, '');
+      if (rest) onOutput(rest);
+    } else if (pending.includes(MODULE_FAILURE)) {
+      onOutput(pending.slice(pending.indexOf(MODULE_FAILURE)));
+      pending = '';
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const timer = setTimeout(killAll, options.timeoutMs ?? 30 * 60_000);
+  const onSignal = () => {
+    killAll();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const status = await new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+    clearTimeout(timer);
+    let rc: number | undefined;
+    try {
+      rc = Number((await readFile(join(state, 'rc'), 'utf8')).trim());
+    } catch {
+      rc = undefined;
+    }
+    if (rc === MODULE_EXIT) {
+      const line = tail.split('\n').find((l) => l.startsWith(MODULE_FAILURE)) ?? '';
+      throw new LabModuleError(line.slice(MODULE_FAILURE.length).trim().split(/\s+/));
+    }
+    if (rc === undefined || Number.isNaN(rc)) {
+      const why = Date.now() - started >= (options.timeoutMs ?? 30 * 60_000) ? 'timed out' : `exited with ${status}`;
+      throw new LabCrashedError(`the lab kernel ${why} before the command finished`, tail);
+    }
+    return { exitCode: rc, durationMs: Date.now() - started };
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    killAll();
+    await rm(state, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,58 @@
+import { defineConfig } from 'vitest/config';
+
+// Three kinds of tests, told apart by file name:
+//   *.test.ts       unit: pure logic, no privileges, no processes (planners, renderers, schemas)
+//   *.host.test.ts  host integration: the host kernel in throwaway netns, real OVS and FRR (root)
+//   *.lab.test.ts   lab: need the full kernel (vrf, 8021q, dummy); run inside User-Mode Linux by
+//                   `npm run test:lab`, all files in one vitest process (see tools/lab/README.md)
+// Workspace packages resolve to their TypeScript sources (package.json `exports` condition).
+const resolve = { conditions: ['@fabrik/source', 'module', 'node', 'development|production'] };
+const ssr = { resolve: { conditions: resolve.conditions, externalConditions: ['@fabrik/source'] } };
+const roots = ['packages/*/src', 'apps/*/src', 'tools/*/src', 'e2e/src'];
+
+export default defineConfig({
+  resolve,
+  ssr,
+  test: {
+    projects: [
+      {
+        resolve,
+        ssr,
+        test: {
+          name: 'unit',
+          include: roots.map((r) => `${r}/**/*.test.ts`),
+          exclude: ['**/*.host.test.ts', '**/*.lab.test.ts', '**/node_modules/**'],
+          restoreMocks: true,
+        },
+      },
+      {
+        resolve,
+        ssr,
+        test: {
+          name: 'host',
+          sequence: { groupOrder: 1 },
+          include: roots.map((r) => `${r}/**/*.host.test.ts`),
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+      {
+        resolve,
+        ssr,
+        test: {
+          name: 'lab',
+          sequence: { groupOrder: 2 },
+          include: roots.map((r) => `${r}/**/*.lab.test.ts`),
+          globalSetup: ['tools/lab/src/require-lab.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          // Every syscall is expensive inside UML: one worker, files run one after another.
+          fileParallelism: false,
+          maxWorkers: 1,
+        },
+      },
+    ],
+  },
+});
