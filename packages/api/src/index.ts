@@ -10,3 +10,4 @@ export {
   InterfaceAddress,
   hasHostBits,
 } from './primitives.js';
+export { AGENT_HOST_CONFIG_PATH, AgentHostConfig, OvsBridgeConfig, SecondaryNetworkConfig } from './agent-host-config.js';
