@@ -1,4 +1,4 @@
-import { chown, mkdir, rm, writeFile, readFile } from 'node:fs/promises';
+import { access, chown, mkdir, rm, writeFile, readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runCommand, runInNetns, validateNetnsName } from '@fabrik/netcore';
@@ -37,7 +37,7 @@ async function waitForFile(path: string, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await readFile(path);
+      await access(path); // the vty file is a socket: it exists, it cannot be read
       return;
     } catch {
       if (Date.now() > until) throw new Error(`FRR did not create ${path} within ${timeoutMs} ms`);

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand } from '@fabrik/netcore';
+import { runCommand, validateNetnsName } from '@fabrik/netcore';
 
 /** A private ovsdb-server + ovs-vswitchd pair (userspace datapath), owned by one test file. */
 export interface OvsInstance {
@@ -51,8 +51,18 @@ async function killPidfile(pidfile: string): Promise<void> {
   }
 }
 
+export interface StartOvsOptions {
+  /**
+   * Run ovs-vswitchd inside this netns (ovsdb-server stays reachable through its socket).
+   * The userspace datapath opens ports in the netns vswitchd runs in, so two OVS instances in one
+   * kernel (two lab nodes) each need their own.
+   */
+  readonly netns?: string;
+}
+
 /** Starts a private Open vSwitch in a temporary directory. Call `stop()` in an afterAll hook. */
-export async function startOvs(): Promise<OvsInstance> {
+export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstance> {
+  if (options.netns) validateNetnsName(options.netns);
   const dir = await mkdtemp(join(tmpdir(), 'fabrik-ovs-'));
   const socketPath = join(dir, 'db.sock');
   const endpoint = `unix:${socketPath}`;
@@ -81,8 +91,10 @@ export async function startOvs(): Promise<OvsInstance> {
   try {
     await startDb();
     await vsctl('--no-wait', 'init');
-    await runCommand('ovs-vswitchd', [
-      endpoint,
+    const vswitchd = ['ovs-vswitchd', endpoint];
+    const [file, ...args] = options.netns ? ['ip', 'netns', 'exec', options.netns, ...vswitchd] : vswitchd;
+    await runCommand(file!, [
+      ...args,
       `--unixctl=${join(dir, 'vs.ctl')}`,
       `--pidfile=${join(dir, 'vs.pid')}`,
       `--log-file=${join(dir, 'vs.log')}`,

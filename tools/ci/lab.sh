@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# `npm run lab`: the main job. Installs what is missing, then boots the lab kernel and runs the
+# two-node EVPN demo inside it; the last line is `LAB OK <n> checks passed` or `LAB FAILED <what>`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bash tools/ci/ensure-deps.sh
+exec node --conditions=@fabrik/source --import tsx tools/lab/src/cli.ts run -- \
+  node --conditions=@fabrik/source --import tsx e2e/src/demo.ts

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { netnsList, runCommand } from '@fabrik/netcore';
+import { uniqueName } from '@fabrik/testkit';
+import { buildTopology } from './topology.js';
+
+describe('lab topologies', () => {
+  it('builds nodes and addressed links that ping, and removes them', async () => {
+    const [a, b] = [uniqueName('topo-a-'), uniqueName('topo-b-')];
+    const built = await buildTopology({
+      nodes: [a, b],
+      links: [{ a: { node: a, ifname: 'ua', addresses: ['192.0.2.1/30'] }, b: { node: b, ifname: 'ub', addresses: ['192.0.2.2/30'] } }],
+    });
+    try {
+      const { stdout } = await runCommand('ip', ['netns', 'exec', a, 'ping', '-c1', '-W2', '192.0.2.2']);
+      expect(stdout).toMatch(/1 received/);
+    } finally {
+      await built.destroy();
+    }
+    const left = await netnsList();
+    expect(left).not.toContain(a);
+    expect(left).not.toContain(b);
+  });
+
+  it('rejects a link to an unknown node before creating anything', async () => {
+    const a = uniqueName('topo-x-');
+    await expect(
+      buildTopology({ nodes: [a], links: [{ a: { node: a, ifname: 'x' }, b: { node: 'nope', ifname: 'y' } }] }),
+    ).rejects.toThrow(/unknown node nope/);
+    expect(await netnsList()).not.toContain(a);
+  });
+});
