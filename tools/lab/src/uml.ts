@@ -72,8 +72,10 @@ const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 function initScript(state: string, modroot: string, cwd: string): string {
   return `#!/bin/sh
 mount -t proc proc /proc; mount -t sysfs sys /sys
-mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp
-mkdir -p /run/netns /run/frr /var/run/openvswitch /var/tmp/frr /etc/frr
+mount -t tmpfs tmpfs /run
+# /tmp stays this machine's (a checkout may live there); the lab's own temp files go to tmpfs.
+mkdir -p /run/netns /run/frr /run/tmp /var/run/openvswitch /var/tmp/frr /etc/frr
+export TMPDIR=/run/tmp
 # /etc/frr and /var/tmp/frr live on this machine's disk (hostfs): keep the lab's FRR state private.
 mount -t tmpfs tmpfs /var/tmp/frr; mount -t tmpfs tmpfs /etc/frr
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
