@@ -37,3 +37,23 @@ export type {
 } from './model.js';
 export { renderFrrConfig, renderFrrModel, frrPartialNames, FRR_TEMPLATE_HELPERS, BUILTIN_TEMPLATES_DIR, FrrTemplateError, isFrrTemplateError } from './render.js';
 export type { RenderFrrOptions } from './render.js';
+export { checkFrrConfig } from './check.js';
+export type { FrrCheckResult, FrrCheckProblem } from './check.js';
+export {
+  reloadFrr,
+  FrrReloadError,
+  isFrrReloadError,
+  FrrVniMappingError,
+  isFrrVniMappingError,
+  parseReloadTest,
+  expectedL3Vnis,
+  checkVniMapping,
+  FRR_RELOAD_SCRIPT,
+} from './reload.js';
+export type { ReloadFrrOptions, FrrReloadResult, FrrConfigChange, FrrReloadStage, FrrVniMismatch } from './reload.js';
+export { readFrrStatus, parseFrrStatus } from './status.js';
+export type { FrrStatus, FrrBgpSession, FrrEvpnVni, FrrVrfVni } from './status.js';
+export { showRunningConfig } from './vtysh.js';
+export type { FrrTarget } from './vtysh.js';
+export { diffLines } from './diff.js';
+export type { DiffOptions } from './diff.js';

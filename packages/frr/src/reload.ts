@@ -1,0 +1,226 @@
+import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { isCommandError } from '@fabrik/netcore';
+import { redactConfigText } from './intent.js';
+import { parseVtyshJson, runFrrTool, showRunningConfig, vtysh, type FrrTarget } from './vtysh.js';
+
+export const FRR_RELOAD_SCRIPT = '/usr/lib/frr/frr-reload.py';
+
+export interface ReloadFrrOptions extends FrrTarget {
+  /** Configuration text to apply; written atomically to `file` (default CONFIG_DIR/frr.conf). */
+  readonly config?: string;
+  /** The configuration file to apply (and to write `config` to, when given). */
+  readonly file?: string;
+  /** Default: /etc/frr/PATHSPACE. */
+  readonly configDir?: string;
+  /** After a failed reload, reload the configuration that was running before. Default: true. */
+  readonly restoreOnFailure?: boolean;
+}
+
+/** One line frr-reload.py adds or removes, with the context lines it sits in. */
+export interface FrrConfigChange {
+  /** Enclosing blocks, outermost first: ['router bgp 65000 vrf red', 'address-family ipv4 unicast']. */
+  readonly context: readonly string[];
+  readonly line: string;
+}
+
+export interface FrrReloadResult {
+  /** The file that was applied. */
+  readonly file: string;
+  /** False when the running configuration already matched. */
+  readonly changed: boolean;
+  readonly added: readonly FrrConfigChange[];
+  readonly removed: readonly FrrConfigChange[];
+}
+
+export type FrrReloadStage = 'test' | 'reload';
+
+/** frr-reload.py failed; `frrMessage` is FRR's own output (passwords redacted). */
+export class FrrReloadError extends Error {
+  readonly code = 'FRR_RELOAD_FAILED' as const;
+  constructor(
+    readonly stage: FrrReloadStage,
+    readonly frrMessage: string,
+    /** The configuration that was running before was reloaded again (after a partial apply). */
+    readonly restored: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(`frr-reload.py --${stage} failed${restored ? ' (previous configuration restored)' : ''}: ${frrMessage}`, options);
+    this.name = 'FrrReloadError';
+  }
+}
+
+export const isFrrReloadError = (e: unknown): e is FrrReloadError => e instanceof FrrReloadError;
+
+export interface FrrVniMismatch {
+  readonly vrf: string;
+  readonly vni: number;
+  /** What zebra maps the VNI to instead (`default`, another VRF), or null when it has no mapping. */
+  readonly actualVrf: string | null;
+}
+
+/**
+ * The reload succeeded, but zebra does not map every L3 VNI to its VRF (frr-reload.py can
+ * partially apply `vrf` blocks and leave the L3 VNI on the default VRF).
+ */
+export class FrrVniMappingError extends Error {
+  readonly code = 'FRR_VNI_MAPPING' as const;
+  constructor(
+    readonly mismatches: readonly FrrVniMismatch[],
+    readonly result: FrrReloadResult,
+  ) {
+    super(`after the reload zebra maps L3 VNIs wrongly: ${mismatches.map((m) => `VNI ${m.vni} -> ${m.actualVrf ?? 'nothing'} (want ${m.vrf})`).join(', ')}`);
+    this.name = 'FrrVniMappingError';
+  }
+}
+
+export const isFrrVniMappingError = (e: unknown): e is FrrVniMappingError => e instanceof FrrVniMappingError;
+
+/**
+ * Applies a configuration to running FRR daemons: writes it atomically, runs
+ * `frr-reload.py -N PATHSPACE --test` (what would change), then `--reload --stdout`, then checks
+ * with `show vrf vni json` that every L3 VNI of the file is mapped to its VRF.
+ *
+ * Throws {@link FrrReloadError} with FRR's message when frr-reload.py fails (after reloading the
+ * previous configuration, unless `restoreOnFailure: false`), {@link FrrVniMappingError} when
+ * the VRF-to-VNI check fails.
+ */
+export async function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadResult> {
+  const configDir = options.configDir ?? join('/etc/frr', options.pathspace);
+  const file = options.file ?? join(configDir, 'frr.conf');
+  if (options.config === undefined && options.file === undefined) throw new TypeError('reloadFrr: give config or file');
+  if (options.config !== undefined) await writeFileAtomic(file, options.config);
+  const expected = expectedL3Vnis(options.config ?? (await readFile(file, 'utf8')));
+
+  const test = await runReload(options, ['--test', file], 'test');
+  const changes = parseReloadTest(test);
+  const previous = options.restoreOnFailure === false ? null : await showRunningConfig(options);
+  try {
+    await runReload(options, ['--reload', '--stdout', file], 'reload');
+  } catch (e) {
+    if (!isFrrReloadError(e) || previous === null) throw e;
+    const restored = await restore(options, configDir, previous);
+    throw new FrrReloadError('reload', e.frrMessage, restored, { cause: e });
+  }
+  const result: FrrReloadResult = { file, changed: changes.added.length + changes.removed.length > 0, ...changes };
+  const mismatches = checkVniMapping(expected, parseVtyshJson(await vtysh(options, 'show vrf vni json')));
+  if (mismatches.length > 0) throw new FrrVniMappingError(mismatches, result);
+  return result;
+}
+
+async function runReload(target: FrrTarget, args: readonly string[], stage: FrrReloadStage): Promise<string> {
+  try {
+    return (await runFrrTool(target, 'python3', [FRR_RELOAD_SCRIPT, '-N', target.pathspace, ...args])).stdout;
+  } catch (e) {
+    if (!isCommandError(e)) throw e;
+    throw new FrrReloadError(stage, frrMessage(e.stdout, e.stderr) || `exit code ${e.exitCode}`, false, { cause: e });
+  }
+}
+
+async function restore(target: FrrTarget, configDir: string, previous: string): Promise<boolean> {
+  const file = join(configDir, `.fabrik-restore-${randomBytes(4).toString('hex')}.conf`);
+  try {
+    await writeFileAtomic(file, previous);
+    await runReload(target, ['--reload', file], 'reload');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/**
+ * What FRR said, without frr-reload.py's INFO logging (which dumps configuration lines):
+ * vtysh's `line N: ...` and `% ...` messages and the WARNING/ERROR lines with their
+ * continuation, passwords redacted, duplicates dropped.
+ */
+export function frrMessage(stdout: string, stderr: string): string {
+  const kept: string[] = [];
+  let continuation = false;
+  for (const raw of `${stdout}\n${stderr}`.split('\n')) {
+    // eslint-disable-next-line no-control-regex
+    const line = raw.replace(/\x1b\[[0-9;]*m/g, '').trim();
+    if (line === '') continue;
+    const logged = /^\d{4}-\d\d-\d\d [\d:,]+\s+(\w+):\s*(.*)$/.exec(line);
+    if (logged) {
+      continuation = logged[1] === 'WARNING' || logged[1] === 'ERROR' || logged[1] === 'CRITICAL';
+      if (continuation && logged[2]) kept.push(logged[2]);
+      continue;
+    }
+    if (continuation || /^line \d+:/.test(line) || line.startsWith('%') || /^Error/i.test(line)) kept.push(line);
+  }
+  return redactConfigText([...new Set(kept)].join('\n'));
+}
+
+/** Parses the "Lines To Delete" / "Lines To Add" sections of `frr-reload.py --test`. */
+export function parseReloadTest(output: string): { added: FrrConfigChange[]; removed: FrrConfigChange[] } {
+  const added: FrrConfigChange[] = [];
+  const removed: FrrConfigChange[] = [];
+  let section: FrrConfigChange[] | null = null;
+  let entry: string[] = [];
+  const flush = () => {
+    const line = entry[entry.length - 1];
+    if (section && line !== undefined) section.push({ context: entry.slice(0, -1).map((l) => l.trim()), line: redactConfigText(line.trim()) });
+    entry = [];
+  };
+  for (const raw of output.split('\n')) {
+    const line = raw.trimEnd();
+    if (line === 'Lines To Delete' || line === 'Lines To Add') {
+      flush();
+      section = line === 'Lines To Add' ? added : removed;
+      continue;
+    }
+    if (line === '' || /^=+$/.test(line)) continue;
+    // A line without indentation starts a new entry: the context lines, then the changed line.
+    if (!line.startsWith(' ')) flush();
+    entry.push(line);
+  }
+  flush();
+  return { added, removed };
+}
+
+/** The L3 VNI of every `vrf NAME` block of a configuration. */
+export function expectedL3Vnis(config: string): { vrf: string; vni: number }[] {
+  const out: { vrf: string; vni: number }[] = [];
+  let vrf: string | null = null;
+  for (const raw of config.split('\n')) {
+    const line = raw.trimEnd();
+    const open = /^vrf (\S+)$/.exec(line);
+    if (open) {
+      vrf = open[1] ?? null;
+      continue;
+    }
+    // Any line without indentation (exit-vrf, !, the next block) closes the vrf block.
+    if (!line.startsWith(' ')) vrf = null;
+    const vni = /^ vni (\d+)$/.exec(line);
+    if (vrf !== null && vni) out.push({ vrf, vni: Number(vni[1]) });
+  }
+  return out;
+}
+
+/** Compares the wanted L3 VNIs with `show vrf vni json`. */
+export function checkVniMapping(expected: readonly { vrf: string; vni: number }[], showVrfVni: unknown): FrrVniMismatch[] {
+  const rows = (showVrfVni as { vrfs?: { vrf?: string; vni?: number }[] }).vrfs ?? [];
+  const actual = new Map(rows.filter((r) => typeof r.vni === 'number').map((r) => [r.vni as number, r.vrf ?? null]));
+  return expected.filter((e) => actual.get(e.vni) !== e.vrf).map((e) => ({ ...e, actualVrf: actual.get(e.vni) ?? null }));
+}
+
+/** Writes through a temporary file and rename; keeps the owner and mode of an existing file (0600 otherwise). */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = join(dirname(file), `.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await writeFile(tmp, text, { mode: 0o600 });
+    const existing = await stat(file).catch(() => null);
+    if (existing) {
+      await chown(tmp, existing.uid, existing.gid);
+      await chmod(tmp, existing.mode & 0o7777);
+    }
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
