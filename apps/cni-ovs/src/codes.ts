@@ -1,0 +1,7 @@
+/** fabrik-ovs's own error codes (the spec leaves 100 and up to plugins). */
+export const PluginErrorCode = {
+  /** OVS rejected the interface (its `error` column is set) or gave no ofport in time. */
+  ovsInterface: 100,
+  /** CHECK found the attachment different from prevResult or from the config. */
+  checkFailed: 101,
+} as const;

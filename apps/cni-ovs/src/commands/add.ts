@@ -1,0 +1,120 @@
+import { loadNetConf } from '../config.js';
+import { resolveBridge } from '../default-bridge.js';
+import { execIpam, type IpamCall } from '../ipam.js';
+import { writeAttachment } from '../cache.js';
+import { hostVethAlias, hostVethName, randomMac } from '../names.js';
+import { PortIds, OWNER, vlanSettings } from '../ovs.js';
+import { assertNetnsExists, configurePodInterface, hostLinkDel, vethAdd } from '../pod-interface.js';
+import { Rollback } from '../rollback.js';
+import { CniError, CniErrorCode, type CmdArgs, type CniIpConfig, type CniResult } from '../skel/index.js';
+import type { PluginDeps } from './context.js';
+
+/**
+ * ADD: veth pair, OVS port (waiting for its ofport), IPAM, addresses and routes in the Pod, cache.
+ * IPAM runs while the veth and the port are created. Every acquired resource registers its undo
+ * step; any failure releases them all, so a failed ADD leaves no port, veth or IP behind.
+ */
+export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult> {
+  const conf = loadNetConf(args.config, args.args, args.cniVersion);
+  await assertNetnsExists(args.netns);
+  const bridge = await resolveBridge(conf, deps.env);
+  const hostName = hostVethName(args.containerId, args.ifname);
+  const hostMac = randomMac();
+  const podMac = conf.mac ?? randomMac();
+  const ipamCall = (command: IpamCall['command']): IpamCall => ({
+    type: conf.ipamType ?? '',
+    command,
+    stdinData: args.stdinData,
+    cniVersion: args.cniVersion,
+    containerId: args.containerId,
+    netns: args.netns,
+    ifname: args.ifname,
+    cniArgs: args.args,
+    path: args.path,
+    env: deps.env,
+  });
+  if (!conf.ipamType) staticAddresses(conf.ips);
+
+  const rollback = new Rollback();
+  // Connecting to OVSDB overlaps with creating the veth; the session is closed in any case.
+  const session = deps.openOvs(conf);
+  session.catch(() => undefined);
+  try {
+    const ipam = conf.ipamType
+      ? (() => {
+          // IPAM DEL is idempotent, so the release is registered before the ADD even returns.
+          rollback.onFailure('IPAM release', () => execIpam(ipamCall('DEL')));
+          return execIpam(ipamCall('ADD'));
+        })()
+      : Promise.resolve(undefined);
+    const attach = (async () => {
+      await vethAdd({ hostName, hostMac, podName: args.ifname, podMac, netnsPath: args.netns, alias: hostVethAlias(conf.name, args.containerId, args.ifname), ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}) });
+      rollback.onFailure(`veth ${hostName}`, () => hostLinkDel(hostName));
+      const port = await session;
+      await port.addPort({
+        bridge,
+        name: hostName,
+        vlan: vlanSettings(conf),
+        externalIds: {
+          [PortIds.owner]: OWNER,
+          [PortIds.network]: conf.name,
+          [PortIds.containerId]: args.containerId,
+          [PortIds.ifname]: args.ifname,
+          [PortIds.netns]: args.netns,
+          ...(conf.podName ? { [PortIds.podName]: conf.podName } : {}),
+          ...(conf.podNamespace ? { [PortIds.podNamespace]: conf.podNamespace } : {}),
+        },
+      });
+      rollback.onFailure(`OVS port ${hostName}`, () => port.deletePort(hostName));
+      await port.waitForOfport(hostName, conf.ofportTimeoutMs);
+    })();
+    const [ipamOutcome, attachOutcome] = await Promise.allSettled([ipam, attach]);
+    if (attachOutcome.status === 'rejected') throw attachOutcome.reason;
+    if (ipamOutcome.status === 'rejected') throw ipamOutcome.reason;
+    const ipamResult = ipamOutcome.value;
+
+    const ips: CniIpConfig[] = ipamResult?.ips ?? staticAddresses(conf.ips).map((address) => ({ address }));
+    const routes = ipamResult?.routes ?? [];
+    await configurePodInterface(args.netns, args.ifname, ips.map((ip) => ({ cidr: ip.address, ...(ip.gateway ? { gateway: ip.gateway } : {}) })), routes);
+
+    const result: CniResult = {
+      interfaces: [
+        { name: hostName, mac: hostMac, ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}) },
+        { name: args.ifname, mac: podMac, ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}), sandbox: args.netns },
+      ],
+      ips: ips.map((ip) => ({ ...ip, interface: 1 })),
+      routes,
+      dns: ipamResult?.dns ?? {},
+    };
+    await writeAttachment(conf.cacheDir, {
+      version: 1,
+      network: conf.name,
+      containerId: args.containerId,
+      ifname: args.ifname,
+      netns: args.netns,
+      hostIfname: hostName,
+      bridge,
+      stdinData: args.stdinData,
+      cniArgs: args.args,
+      result,
+    });
+    return result;
+  } catch (e) {
+    const leftovers = await rollback.run();
+    if (leftovers.length > 0 && e instanceof CniError) {
+      throw new CniError(e.code, e.message, [e.details, `rollback failed: ${leftovers.join('; ')}`].filter(Boolean).join('; '), { cause: e });
+    }
+    if (leftovers.length > 0) throw new Error(`${(e as Error).message}; rollback failed: ${leftovers.join('; ')}`, { cause: e });
+    throw e;
+  } finally {
+    (await session.catch(() => undefined))?.close();
+  }
+}
+
+/** Without IPAM, requested IPs (runtimeConfig.ips, args.cni.ips, CNI_ARGS IP) are used as they are: they need a prefix length. */
+function staticAddresses(ips: readonly string[]): string[] {
+  for (const ip of ips) {
+    if (!ip.includes('/')) throw new CniError(CniErrorCode.invalidNetworkConfig, `invalid network config: runtimeConfig.ips: ${ip} needs a prefix length when there is no ipam`);
+  }
+  return [...ips];
+}

@@ -1,0 +1,23 @@
+import { loadNetConf } from '../config.js';
+import { resolveBridge } from '../default-bridge.js';
+import { CniError, CniErrorCode, isCniError, type CmdArgs } from '../skel/index.js';
+import type { PluginDeps } from './context.js';
+
+/** STATUS: ready to ADD when OVSDB answers and the bridge exists; code 50 otherwise. */
+export async function cmdStatus(args: CmdArgs, deps: PluginDeps): Promise<void> {
+  const conf = loadNetConf(args.config, args.args, args.cniVersion);
+  const bridge = await resolveBridge(conf, deps.env);
+  let exists: boolean;
+  try {
+    const ovs = await deps.openOvs(conf);
+    try {
+      exists = await ovs.bridgeExists(bridge);
+    } finally {
+      ovs.close();
+    }
+  } catch (e) {
+    const why = isCniError(e) || e instanceof Error ? e.message : String(e);
+    throw new CniError(CniErrorCode.pluginNotAvailable, `OVSDB ${conf.ovsdbSocket} is not available`, why, { cause: e });
+  }
+  if (!exists) throw new CniError(CniErrorCode.pluginNotAvailable, `OVS bridge ${bridge} does not exist`);
+}

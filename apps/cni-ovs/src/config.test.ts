@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { loadNetConf } from './config.js';
+import { CniError } from './skel/index.js';
+
+const base = { cniVersion: '1.1.0', name: 'vlan100', type: 'fabrik-ovs' };
+
+function codeOf(fn: () => unknown): { code: number; msg: string } {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof CniError) return { code: e.code, msg: e.message };
+    throw e;
+  }
+  throw new Error('did not throw');
+}
+
+describe('loadNetConf', () => {
+  it('applies defaults', () => {
+    const c = loadNetConf(base, '', '1.1.0');
+    expect(c).toMatchObject({ vlan: 0, trunks: [], ovsdbSocket: 'unix:/var/run/openvswitch/db.sock', cacheDir: '/var/lib/cni/fabrik-ovs', networkType: 'vlan', ips: [] });
+    expect(c.bridge).toBeUndefined();
+  });
+
+  it('expands trunk ranges into sorted unique ids', () => {
+    const c = loadNetConf({ ...base, trunk: [{ minID: 20, maxID: 22 }, { id: 10 }, { id: 21 }] }, '', '1.1.0');
+    expect(c.trunks).toEqual([10, 20, 21, 22]);
+  });
+
+  it.each([
+    [{ vlan: 4095 }, 'vlan'],
+    [{ vlan: '100' }, 'vlan'],
+    [{ trunk: [{ minID: 30, maxID: 20 }] }, 'trunk.0'],
+    [{ trunk: [{ id: 0 }] }, 'trunk.0.id'],
+    [{ bridge: 'a-bridge-name-too-long' }, 'bridge'],
+    [{ mtu: 10 }, 'mtu'],
+    [{ ovsdbSocket: 'db.sock' }, 'ovsdbSocket'],
+    [{ ipam: { type: '../x' } }, 'ipam.type'],
+    [{ runtimeConfig: { mac: '01:00:00:00:00:01' } }, 'runtimeConfig.mac'],
+    [{ name: '' }, 'name'],
+    [{ networkType: 'bridge', vlan: 5 }, 'networkType'],
+  ])('rejects %j with code 7 naming %s', (patch, field) => {
+    const r = codeOf(() => loadNetConf({ ...base, ...patch }, '', '1.1.0'));
+    expect(r.code).toBe(7);
+    expect(r.msg).toContain(`${field}:`);
+  });
+
+  it('merges MAC and IPs: CNI_ARGS, then args.cni, then runtimeConfig', () => {
+    const cniArgs = 'MAC=02:00:00:00:00:01;IP=10.0.0.5/24;K8S_POD_NAME=p;K8S_POD_NAMESPACE=ns';
+    expect(loadNetConf(base, cniArgs, '1.1.0')).toMatchObject({ mac: '02:00:00:00:00:01', ips: ['10.0.0.5/24'], podName: 'p', podNamespace: 'ns' });
+    const withArgs = { ...base, args: { cni: { mac: '02:00:00:00:00:02', ips: ['10.0.0.6/24'] } } };
+    expect(loadNetConf(withArgs, cniArgs, '1.1.0')).toMatchObject({ mac: '02:00:00:00:00:02', ips: ['10.0.0.6/24'] });
+    const withRuntime = { ...withArgs, runtimeConfig: { mac: '02:00:00:00:00:03', ips: ['10.0.0.7/24'] } };
+    expect(loadNetConf(withRuntime, cniArgs, '1.1.0')).toMatchObject({ mac: '02:00:00:00:00:03', ips: ['10.0.0.7/24'] });
+  });
+
+  it('rejects unknown CNI_ARGS unless IgnoreUnknown is set', () => {
+    expect(codeOf(() => loadNetConf(base, 'FOO=1', '1.1.0'))).toMatchObject({ code: 4 });
+    expect(loadNetConf(base, 'IgnoreUnknown=1;FOO=1', '1.1.0').ips).toEqual([]);
+    expect(codeOf(() => loadNetConf(base, 'MAC=zz', '1.1.0')).msg).toContain('CNI_ARGS MAC');
+  });
+});

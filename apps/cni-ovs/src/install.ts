@@ -1,0 +1,52 @@
+import { chmod, copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+
+/**
+ * `fabrik-ovs install [--dir /opt/cni/bin] [--name fabrik-ovs]`: copies this very file into a CNI
+ * bin directory atomically (copy to a temporary name in the same directory, fsync, chmod 755,
+ * rename), so a runtime never executes a half-written plugin.
+ */
+export async function runInstall(argv: readonly string[], self: string): Promise<number> {
+  let dir = '/opt/cni/bin';
+  let name = 'fabrik-ovs';
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if ((flag === '--dir' || flag === '--name') && value) {
+      if (flag === '--dir') dir = value;
+      else name = value;
+      i++;
+    } else {
+      process.stderr.write(`usage: fabrik-ovs install [--dir DIR] [--name NAME]\nunknown argument ${JSON.stringify(flag)}\n`);
+      return 2;
+    }
+  }
+  if (name !== basename(name) || name.startsWith('.')) {
+    process.stderr.write(`--name ${JSON.stringify(name)}: must be a plain file name\n`);
+    return 2;
+  }
+  await installPlugin(self, dir, name);
+  process.stdout.write(`installed ${join(dir, name)}\n`);
+  return 0;
+}
+
+/** Copies `source` to `dir/name` atomically with mode 755. */
+export async function installPlugin(source: string, dir: string, name: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const target = join(dir, name);
+  const tmp = join(dir, `.${name}.${process.pid}.tmp`);
+  try {
+    await copyFile(source, tmp);
+    await chmod(tmp, 0o755);
+    const fh = await open(tmp, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, target);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}

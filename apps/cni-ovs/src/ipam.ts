@@ -1,0 +1,90 @@
+import { access, constants } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runCommand, isCommandError, isCommandNotFoundError } from '@fabrik/netcore';
+import { CniError, CniErrorCode, fromVersionedResult, type CniResult } from './skel/index.js';
+
+/** What an IPAM plugin is called with: the same environment and config semantics as the plugin itself. */
+export interface IpamCall {
+  readonly type: string;
+  readonly command: 'ADD' | 'DEL' | 'CHECK';
+  /** The network config as received (IPAM plugins read their own `ipam` section from it). */
+  readonly stdinData: string;
+  readonly cniVersion: string;
+  readonly containerId: string;
+  readonly netns: string;
+  readonly ifname: string;
+  readonly cniArgs: string;
+  readonly path: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Finds an IPAM plugin binary on CNI_PATH (code 7 names `ipam.type` when it is nowhere). */
+export async function findPlugin(type: string, path: readonly string[]): Promise<string> {
+  for (const dir of path) {
+    const file = join(dir, type);
+    try {
+      await access(file, constants.X_OK);
+      return file;
+    } catch {
+      /* try the next directory */
+    }
+  }
+  throw new CniError(CniErrorCode.invalidNetworkConfig, `invalid network config: ipam.type: plugin ${type} not found in CNI_PATH ${path.join(':')}`);
+}
+
+/**
+ * Executes the IPAM plugin like a runtime would (libcni's `invoke.DelegateAdd` and friends) and
+ * returns its result for ADD. A plugin that speaks only older versions (host-local and static stop
+ * at 1.0.0) is retried once with the config rewritten to 1.0.0, whose result format 1.1.0 shares.
+ * Its error is passed on with the plugin's own code.
+ */
+export async function execIpam(call: IpamCall): Promise<CniResult | undefined> {
+  const file = await findPlugin(call.type, call.path);
+  try {
+    return await invoke(file, call, call.stdinData);
+  } catch (e) {
+    if (e instanceof CniError && e.code === CniErrorCode.incompatibleVersion && call.cniVersion === '1.1.0') {
+      const downgraded = JSON.stringify({ ...(JSON.parse(call.stdinData) as object), cniVersion: '1.0.0' });
+      return await invoke(file, call, downgraded);
+    }
+    throw e;
+  }
+}
+
+async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniResult | undefined> {
+  const env: Record<string, string | undefined> = {
+    ...call.env,
+    CNI_COMMAND: call.command,
+    CNI_CONTAINERID: call.containerId,
+    CNI_NETNS: call.netns,
+    CNI_IFNAME: call.ifname,
+    CNI_ARGS: call.cniArgs,
+    CNI_PATH: call.path.join(':'),
+  };
+  try {
+    const { stdout } = await runCommand(file, [], { input: stdin, env, timeoutMs: 60_000 });
+    return call.command === 'ADD' ? fromVersionedResult(JSON.parse(stdout)) : undefined;
+  } catch (e) {
+    if (isCommandError(e)) {
+      const reported = tryParseError(e.stdout);
+      if (reported) throw new CniError(reported.code, `IPAM ${call.type} ${call.command}: ${reported.msg}`, reported.details, { cause: e });
+      throw new CniError(CniErrorCode.internal, `IPAM ${call.type} ${call.command} failed: ${e.message}`, undefined, { cause: e });
+    }
+    if (isCommandNotFoundError(e)) {
+      throw new CniError(CniErrorCode.invalidNetworkConfig, `invalid network config: ipam.type: ${file} cannot be executed`, undefined, { cause: e });
+    }
+    throw e;
+  }
+}
+
+function tryParseError(stdout: string): { code: number; msg: string; details?: string } | undefined {
+  try {
+    const j = JSON.parse(stdout) as { code?: unknown; msg?: unknown; details?: unknown };
+    if (typeof j.code === 'number' && typeof j.msg === 'string') {
+      return { code: j.code, msg: j.msg, ...(typeof j.details === 'string' && j.details ? { details: j.details } : {}) };
+    }
+  } catch {
+    /* not JSON */
+  }
+  return undefined;
+}

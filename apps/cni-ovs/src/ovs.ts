@@ -1,0 +1,60 @@
+import type { NetConf } from './config.js';
+
+// The Open vSwitch operations the plugin needs, behind one interface so the commands read as the
+// CNI steps they are. The implementation (ovs-session.ts) is the netcore OVSDB client.
+
+/** external_ids keys on the Port rows this plugin creates. */
+export const PortIds = {
+  owner: 'fabrik-owner',
+  network: 'fabrik-cni-network',
+  containerId: 'fabrik-cni-container-id',
+  ifname: 'fabrik-cni-ifname',
+  netns: 'fabrik-cni-netns',
+  podName: 'k8s-pod-name',
+  podNamespace: 'k8s-pod-namespace',
+} as const;
+
+/** Value of `fabrik-owner` on every row this plugin creates. */
+export const OWNER = 'cni-ovs';
+
+export interface VlanSettings {
+  readonly tag?: number;
+  readonly trunks?: readonly number[];
+  readonly vlanMode?: 'access' | 'trunk' | 'native-untagged';
+}
+
+export interface AttachedPort {
+  readonly name: string;
+  readonly bridge: string;
+  readonly tag?: number;
+  readonly trunks: readonly number[];
+  readonly vlanMode?: string;
+  readonly externalIds: Readonly<Record<string, string>>;
+  readonly ofport?: number;
+  readonly error?: string;
+}
+
+export interface OvsSession {
+  addPort(spec: { bridge: string; name: string; vlan: VlanSettings; externalIds: Record<string, string> }): Promise<void>;
+  /** Resolves with the ofport; throws CniError when the interface's `error` column is set or time runs out. */
+  waitForOfport(name: string, timeoutMs: number): Promise<number>;
+  /** Deletes a port this plugin owns; false when there is none. */
+  deletePort(name: string): Promise<boolean>;
+  /** Ports this plugin created for one network. */
+  findPorts(network: string): Promise<AttachedPort[]>;
+  bridgeExists(name: string): Promise<boolean>;
+  close(): void;
+}
+
+export type OpenOvs = (conf: NetConf) => Promise<OvsSession>;
+
+/**
+ * VLAN settings of the port: an access port tagged `vlan`; a trunk of `trunk` (with `vlan` as the
+ * native, untagged VLAN when both are set); neither: untagged bridging, every VLAN passes.
+ */
+export function vlanSettings(conf: Pick<NetConf, 'vlan' | 'trunks'>): VlanSettings {
+  if (conf.trunks.length > 0) {
+    return conf.vlan > 0 ? { tag: conf.vlan, trunks: conf.trunks, vlanMode: 'native-untagged' } : { trunks: conf.trunks, vlanMode: 'trunk' };
+  }
+  return conf.vlan > 0 ? { tag: conf.vlan, vlanMode: 'access' } : {};
+}

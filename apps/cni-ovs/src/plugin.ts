@@ -1,0 +1,16 @@
+import type { PluginFuncs } from './skel/index.js';
+import type { PluginDeps } from './commands/context.js';
+
+/**
+ * The plugin's verbs. Each command module is imported when its verb runs, so VERSION (called by
+ * runtimes before every ADD and DEL) loads neither zod nor the OVSDB client.
+ */
+export function fabrikOvsPlugin(deps: () => Promise<PluginDeps>): PluginFuncs {
+  return {
+    add: async (args) => (await import('./commands/add.js')).cmdAdd(args, await deps()),
+    del: async (args) => (await import('./commands/del.js')).cmdDel(args, await deps()),
+    check: async (args) => (await import('./commands/check.js')).cmdCheck(args, await deps()),
+    gc: async (args) => (await import('./commands/gc.js')).cmdGc(args, await deps()),
+    status: async (args) => (await import('./commands/status.js')).cmdStatus(args, await deps()),
+  };
+}
