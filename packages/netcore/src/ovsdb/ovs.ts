@@ -1,0 +1,519 @@
+// The Open vSwitch operations fabrik needs, each one OVSDB transaction (plus one read before it),
+// idempotent, and limited to rows fabrik created: every created Bridge, Port and Interface row
+// carries external_ids:fabrik-owner, and nothing without it is changed or deleted.
+import { InterfaceName, VlanId } from '@fabrik/api';
+import type { OvsdbClient } from './client/index.js';
+import {
+  OvsdbConflictError,
+  OvsdbInvalidInputError,
+  OvsdbNotFoundError,
+  OvsdbOwnershipError,
+  OvsdbProtocolError,
+  OvsdbTimeoutError,
+  OvsInterfaceError,
+  isOvsdbConstraintViolation,
+  isOvsdbOperationError,
+} from './errors.js';
+import type { BridgeRow, InterfaceRow, PortRow } from './model/index.js';
+import { insert, insertedUuid, selectedRows, where, type RowInput } from './ops/index.js';
+import type { Operation } from './wire/index.js';
+
+/** The external_ids key that marks rows fabrik created; its value names the creator. */
+export const OVS_OWNER_KEY = 'fabrik-owner';
+/** The owner value written when the caller does not pass one. */
+export const DEFAULT_OVS_OWNER = 'fabrik';
+
+export type OvsPortType = 'system' | 'internal' | 'patch';
+export type OvsVlanMode = 'access' | 'trunk' | 'native-tagged' | 'native-untagged';
+
+/** Desired state of a bridge for {@link ensureBridge}. Optional fields left out keep their current value. */
+export interface BridgeSpec {
+  readonly name: string;
+  /** `netdev` is the userspace datapath; OVS's default (`system`) is the kernel datapath. */
+  readonly datapathType?: 'system' | 'netdev';
+  readonly failMode?: 'standalone' | 'secure';
+  readonly mcastSnooping?: boolean;
+  /** Merged into the row's external_ids (keys not given are kept). */
+  readonly externalIds?: Readonly<Record<string, string>>;
+  /** Value of external_ids:fabrik-owner on created rows. Default `fabrik`. */
+  readonly owner?: string;
+}
+
+/** Desired state of a port (and its single interface) for {@link addPort}. */
+export interface PortSpec {
+  readonly bridge: string;
+  readonly name: string;
+  /** Default `system` (an existing kernel device, such as the host end of a veth). */
+  readonly type?: OvsPortType;
+  /** The other patch port; required for (and only for) `type: 'patch'`. */
+  readonly peer?: string;
+  /** Access VLAN. */
+  readonly tag?: number;
+  /** VLANs a trunk port carries (empty: all). */
+  readonly trunks?: readonly number[];
+  readonly vlanMode?: OvsVlanMode;
+  readonly mtuRequest?: number;
+  readonly ofportRequest?: number;
+  /** Merged into the Port row's external_ids. */
+  readonly externalIds?: Readonly<Record<string, string>>;
+  /** Merged into the Interface row's external_ids. */
+  readonly interfaceExternalIds?: Readonly<Record<string, string>>;
+  /** Value of external_ids:fabrik-owner on created rows. Default `fabrik`. */
+  readonly owner?: string;
+}
+
+/** VLAN settings for {@link setPortVlan}: `undefined` keeps the current value, `null` clears it. */
+export interface PortVlanSettings {
+  readonly tag?: number | null;
+  readonly trunks?: readonly number[];
+  readonly vlanMode?: OvsVlanMode | null;
+}
+
+/** A port as {@link findPorts} reports it. */
+export interface PortInfo {
+  readonly name: string;
+  readonly bridge: string;
+  readonly uuid: string;
+  readonly tag?: number;
+  readonly trunks: readonly number[];
+  readonly vlanMode?: string;
+  readonly externalIds: Readonly<Record<string, string>>;
+  readonly interface: {
+    readonly name: string;
+    readonly type: string;
+    readonly uuid: string;
+    readonly ofport?: number;
+    readonly error?: string;
+    readonly mac?: string;
+    readonly externalIds: Readonly<Record<string, string>>;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation (before anything is sent)
+
+function check<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { message: string }[] } } }, value: unknown, field: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new OvsdbInvalidInputError(field, r.error.issues.map((i) => i.message).join('; '));
+  return r.data;
+}
+
+function checkInt(value: number, min: number, max: number, field: string): void {
+  if (!Number.isInteger(value) || value < min || value > max) throw new OvsdbInvalidInputError(field, `must be an integer in ${min}..${max}`);
+}
+
+function checkOwner(owner: string | undefined): string {
+  const o = owner ?? DEFAULT_OVS_OWNER;
+  if (o.length === 0 || o.length > 256) throw new OvsdbInvalidInputError('owner', 'must be 1-256 characters');
+  return o;
+}
+
+function checkExternalIds(ids: Readonly<Record<string, string>> | undefined, field: string): void {
+  for (const [k, v] of Object.entries(ids ?? {})) {
+    if (k === OVS_OWNER_KEY) throw new OvsdbInvalidInputError(`${field}.${k}`, 'is set by fabrik from the owner option');
+    if (typeof v !== 'string') throw new OvsdbInvalidInputError(`${field}.${k}`, 'must be a string');
+  }
+}
+
+function checkVlan(settings: PortVlanSettings, field: string): void {
+  if (settings.tag !== undefined && settings.tag !== null) check(VlanId, settings.tag, `${field}.tag`);
+  settings.trunks?.forEach((t, i) => check(VlanId, t, `${field}.trunks[${i}]`));
+}
+
+function checkPortSpec(spec: PortSpec, field: string): void {
+  check(InterfaceName, spec.bridge, `${field}.bridge`);
+  check(InterfaceName, spec.name, `${field}.name`);
+  if ((spec.type === 'patch') !== (spec.peer !== undefined)) throw new OvsdbInvalidInputError(`${field}.peer`, 'is required for patch ports and only for them');
+  if (spec.peer !== undefined) check(InterfaceName, spec.peer, `${field}.peer`);
+  checkVlan(spec, field);
+  if (spec.mtuRequest !== undefined) checkInt(spec.mtuRequest, 68, 65535, `${field}.mtuRequest`);
+  if (spec.ofportRequest !== undefined) checkInt(spec.ofportRequest, 1, 65279, `${field}.ofportRequest`);
+  checkExternalIds(spec.externalIds, `${field}.externalIds`);
+  checkExternalIds(spec.interfaceExternalIds, `${field}.interfaceExternalIds`);
+  checkOwner(spec.owner);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const isOwned = (externalIds: Readonly<Record<string, string>> | undefined): boolean => externalIds?.[OVS_OWNER_KEY] !== undefined;
+
+/**
+ * A `wait` that fails the transaction unless the row still carries the owner mark read before
+ * (so a row that changed hands between the read and the write is never touched).
+ */
+function stillOwned(table: 'Bridge' | 'Port', uuid: string, externalIds: Readonly<Record<string, string>>): Operation[] {
+  const owner = externalIds[OVS_OWNER_KEY] ?? '';
+  return where(table, ['_uuid', '==', uuid], ['external_ids', 'includes', { [OVS_OWNER_KEY]: owner }]).wait({
+    columns: ['name'],
+    until: '!=',
+    rows: [],
+    timeoutMs: 0,
+  });
+}
+
+/** Mutations that make `external_ids` contain `ids` (map insert does not overwrite: delete the keys first). */
+function mergeExternalIds(ids: Readonly<Record<string, string>>): [['external_ids', 'delete', string[]], ['external_ids', 'insert', Record<string, string>]] {
+  return [
+    ['external_ids', 'delete', Object.keys(ids)],
+    ['external_ids', 'insert', { ...ids }],
+  ];
+}
+
+/** Retries `attempt` when another writer created the same name concurrently (index constraint violation at commit). */
+async function retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await attempt();
+    } catch (e) {
+      if (i >= 4 || !isOvsdbConstraintViolation(e)) throw e;
+    }
+  }
+}
+
+const OVS_INTERFACE_TYPE: Readonly<Record<OvsPortType, string>> = { system: '', internal: 'internal', patch: 'patch' };
+const portTypeOf = (spec: PortSpec): string => OVS_INTERFACE_TYPE[spec.type ?? 'system'];
+
+async function rootUuid(client: OvsdbClient): Promise<string> {
+  const [res] = await client.transact(where('Open_vSwitch').select('_uuid'));
+  const root = selectedRows('Open_vSwitch', res)[0]?._uuid;
+  if (!root) throw new OvsdbProtocolError('the Open_vSwitch table has no row (was the database initialised with `ovs-vsctl init`?)');
+  return root;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bridges
+
+/**
+ * Creates the bridge (with its local internal port, as `ovs-vsctl add-br` does) or brings an
+ * existing fabrik-owned one to `spec`. Throws {@link OvsdbOwnershipError} for a bridge of the same
+ * name that fabrik did not create.
+ *
+ * Equivalent to: `ovs-vsctl --may-exist add-br NAME -- set bridge NAME datapath_type=... external_ids:fabrik-owner=...`
+ */
+export async function ensureBridge(client: OvsdbClient, spec: BridgeSpec): Promise<{ uuid: string; created: boolean }> {
+  check(InterfaceName, spec.name, 'name');
+  checkExternalIds(spec.externalIds, 'externalIds');
+  const owner = checkOwner(spec.owner);
+  const settings: RowInput<'Bridge'> = {
+    ...(spec.datapathType !== undefined ? { datapath_type: spec.datapathType } : {}),
+    ...(spec.failMode !== undefined ? { fail_mode: spec.failMode } : {}),
+    ...(spec.mcastSnooping !== undefined ? { mcast_snooping_enable: spec.mcastSnooping } : {}),
+  };
+  return retryOnConflict(async () => {
+    const [bridgeRes, rootRes] = await client.transact([
+      ...where('Bridge', ['name', '==', spec.name]).select('_uuid', 'external_ids'),
+      ...where('Open_vSwitch').select('_uuid'),
+    ]);
+    const existing = selectedRows('Bridge', bridgeRes)[0];
+    if (existing?._uuid) {
+      if (!isOwned(existing.external_ids)) throw new OvsdbOwnershipError('Bridge', spec.name);
+      const update = Object.keys(settings).length > 0 ? where('Bridge', ['_uuid', '==', existing._uuid]).update(settings) : [];
+      const ids = spec.externalIds && Object.keys(spec.externalIds).length > 0 ? where('Bridge', ['_uuid', '==', existing._uuid]).mutate(...mergeExternalIds(spec.externalIds)) : [];
+      if (update.length + ids.length > 0) await client.transact([...stillOwned('Bridge', existing._uuid, existing.external_ids ?? {}), ...update, ...ids]);
+      return { uuid: existing._uuid, created: false };
+    }
+    const root = selectedRows('Open_vSwitch', rootRes)[0]?._uuid;
+    if (!root) throw new OvsdbProtocolError('the Open_vSwitch table has no row (was the database initialised with `ovs-vsctl init`?)');
+    const mark = { [OVS_OWNER_KEY]: owner };
+    const results = await client.transact([
+      ...insert('Interface', { name: spec.name, type: 'internal', external_ids: mark }, 'iface'),
+      ...insert('Port', { name: spec.name, interfaces: ['iface'], external_ids: mark }, 'port'),
+      ...insert('Bridge', { name: spec.name, ports: ['port'], ...settings, external_ids: { ...spec.externalIds, ...mark } }, 'bridge'),
+      ...where('Open_vSwitch', ['_uuid', '==', root]).mutate(['bridges', 'insert', ['bridge']]),
+    ]);
+    const uuid = insertedUuid(results[2]);
+    if (!uuid) throw new OvsdbProtocolError('insert Bridge: reply has no uuid');
+    return { uuid, created: true };
+  });
+}
+
+/**
+ * Deletes a fabrik-owned bridge with all its ports and interfaces. Does nothing when it does not
+ * exist; throws {@link OvsdbOwnershipError} for a bridge fabrik did not create.
+ *
+ * Equivalent to: `ovs-vsctl --if-exists del-br NAME`
+ */
+export async function deleteBridge(client: OvsdbClient, name: string): Promise<void> {
+  check(InterfaceName, name, 'name');
+  const [res] = await client.transact(where('Bridge', ['name', '==', name]).select('_uuid', 'external_ids'));
+  const bridge = selectedRows('Bridge', res)[0];
+  if (!bridge?._uuid) return;
+  if (!isOwned(bridge.external_ids)) throw new OvsdbOwnershipError('Bridge', name);
+  // Bridge, Port and Interface are not root tables: dropping the reference deletes them all.
+  await client.transact([...stillOwned('Bridge', bridge._uuid, bridge.external_ids ?? {}), ...where('Open_vSwitch').mutate(['bridges', 'delete', [bridge._uuid]])]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ports
+
+interface ObservedPort {
+  readonly uuid: string;
+  readonly interfaces: readonly string[];
+  readonly externalIds: Readonly<Record<string, string>>;
+}
+
+/**
+ * Adds ports in one transaction (after one read): creates missing ones, brings existing
+ * fabrik-owned ones to their spec. Returns the uuids in the order of `specs`.
+ */
+export async function addPorts(client: OvsdbClient, specs: readonly PortSpec[]): Promise<{ portUuid: string; interfaceUuid: string }[]> {
+  specs.forEach((s, i) => checkPortSpec(s, `ports[${i}]`));
+  const names = new Set<string>();
+  for (const [i, s] of specs.entries()) {
+    if (names.has(s.name)) throw new OvsdbInvalidInputError(`ports[${i}].name`, `${JSON.stringify(s.name)} is given twice`);
+    names.add(s.name);
+  }
+  if (specs.length === 0) return [];
+  const bridges = [...new Set(specs.map((s) => s.bridge))];
+  return retryOnConflict(async () => {
+    const read = await client.transact([
+      ...bridges.flatMap((b) => where('Bridge', ['name', '==', b]).select('_uuid', 'ports')),
+      ...specs.flatMap((s) => where('Port', ['name', '==', s.name]).select('_uuid', 'interfaces', 'external_ids')),
+    ]);
+    const bridgeRows = new Map<string, Partial<BridgeRow>>();
+    bridges.forEach((b, i) => {
+      const row = selectedRows('Bridge', read[i])[0];
+      if (!row?._uuid) throw new OvsdbNotFoundError('Bridge', b);
+      bridgeRows.set(b, row);
+    });
+    const ops: Operation[] = [];
+    const created: { spec: number; ifaceOp: number; portOp: number }[] = [];
+    const existing = new Map<number, ObservedPort>();
+    const newPortsByBridge = new Map<string, string[]>();
+    specs.forEach((spec, k) => {
+      const port = selectedRows('Port', read[bridges.length + k])[0];
+      const bridge = bridgeRows.get(spec.bridge)!;
+      const owner = checkOwner(spec.owner);
+      const mark = { [OVS_OWNER_KEY]: owner };
+      const ifaceRow: RowInput<'Interface'> = {
+        type: portTypeOf(spec),
+        ...(spec.peer !== undefined ? { options: { peer: spec.peer } } : {}),
+        ...(spec.mtuRequest !== undefined ? { mtu_request: spec.mtuRequest } : {}),
+        ...(spec.ofportRequest !== undefined ? { ofport_request: spec.ofportRequest } : {}),
+      };
+      const portRow: RowInput<'Port'> = {
+        ...(spec.tag !== undefined ? { tag: spec.tag } : {}),
+        ...(spec.trunks !== undefined ? { trunks: spec.trunks } : {}),
+        ...(spec.vlanMode !== undefined ? { vlan_mode: spec.vlanMode } : {}),
+      };
+      if (port?._uuid) {
+        if (!isOwned(port.external_ids)) throw new OvsdbOwnershipError('Port', spec.name);
+        if (!bridge.ports?.includes(port._uuid)) throw new OvsdbConflictError(`port ${JSON.stringify(spec.name)} exists on another bridge than ${JSON.stringify(spec.bridge)}`);
+        const ifaceUuid = port.interfaces?.[0];
+        if (!ifaceUuid) throw new OvsdbProtocolError(`Port ${spec.name} has no interface`);
+        existing.set(k, { uuid: port._uuid, interfaces: port.interfaces ?? [], externalIds: port.external_ids ?? {} });
+        ops.push(...stillOwned('Port', port._uuid, port.external_ids ?? {}));
+        const pWhere = where('Port', ['_uuid', '==', port._uuid]);
+        if (Object.keys(portRow).length > 0) ops.push(...pWhere.update(portRow));
+        if (spec.externalIds && Object.keys(spec.externalIds).length > 0) ops.push(...pWhere.mutate(...mergeExternalIds(spec.externalIds)));
+        const iWhere = where('Interface', ['_uuid', '==', ifaceUuid]);
+        ops.push(...iWhere.update(ifaceRow));
+        if (spec.interfaceExternalIds && Object.keys(spec.interfaceExternalIds).length > 0) ops.push(...iWhere.mutate(...mergeExternalIds(spec.interfaceExternalIds)));
+        return;
+      }
+      const ifaceName = `iface${k}`;
+      const portName = `port${k}`;
+      created.push({ spec: k, ifaceOp: ops.length, portOp: ops.length + 1 });
+      ops.push(...insert('Interface', { name: spec.name, ...ifaceRow, external_ids: { ...spec.interfaceExternalIds, ...mark } }, ifaceName));
+      ops.push(...insert('Port', { name: spec.name, interfaces: [ifaceName], ...portRow, external_ids: { ...spec.externalIds, ...mark } }, portName));
+      const list = newPortsByBridge.get(spec.bridge) ?? [];
+      list.push(portName);
+      newPortsByBridge.set(spec.bridge, list);
+    });
+    for (const [b, ports] of newPortsByBridge) ops.push(...where('Bridge', ['_uuid', '==', bridgeRows.get(b)!._uuid!]).mutate(['ports', 'insert', ports]));
+    const results = ops.length > 0 ? await client.transact(ops) : [];
+    const out: { portUuid: string; interfaceUuid: string }[] = new Array(specs.length);
+    for (const [k, p] of existing) out[k] = { portUuid: p.uuid, interfaceUuid: p.interfaces[0]! };
+    for (const c of created) {
+      const portUuid = insertedUuid(results[c.portOp]);
+      const interfaceUuid = insertedUuid(results[c.ifaceOp]);
+      if (!portUuid || !interfaceUuid) throw new OvsdbProtocolError('insert Port/Interface: reply has no uuid');
+      out[c.spec] = { portUuid, interfaceUuid };
+    }
+    return out;
+  });
+}
+
+/**
+ * Adds a port with one interface to a bridge, marked fabrik-owned; when a fabrik-owned port of
+ * that name already is on the bridge, brings it to `spec` instead (the same spec twice gives one
+ * port). Throws {@link OvsdbNotFoundError} for an unknown bridge, {@link OvsdbOwnershipError}
+ * for a foreign port of the same name, {@link OvsdbConflictError} when it is on another bridge.
+ *
+ * Equivalent to: `ovs-vsctl --may-exist add-port BRIDGE NAME tag=... -- set interface NAME type=...`
+ */
+export async function addPort(client: OvsdbClient, spec: PortSpec): Promise<{ portUuid: string; interfaceUuid: string }> {
+  const [result] = await addPorts(client, [spec]);
+  return result!;
+}
+
+async function readOwnedPort(client: OvsdbClient, name: string): Promise<ObservedPort | undefined> {
+  const [res] = await client.transact(where('Port', ['name', '==', name]).select('_uuid', 'interfaces', 'external_ids'));
+  const port = selectedRows('Port', res)[0];
+  if (!port?._uuid) return undefined;
+  if (!isOwned(port.external_ids)) throw new OvsdbOwnershipError('Port', name);
+  return { uuid: port._uuid, interfaces: port.interfaces ?? [], externalIds: port.external_ids ?? {} };
+}
+
+/**
+ * Changes the VLAN settings of a fabrik-owned port. Throws {@link OvsdbNotFoundError} when it
+ * does not exist.
+ *
+ * Equivalent to: `ovs-vsctl set port NAME tag=... trunks=... vlan_mode=...`
+ */
+export async function setPortVlan(client: OvsdbClient, name: string, settings: PortVlanSettings): Promise<void> {
+  check(InterfaceName, name, 'name');
+  checkVlan(settings, 'settings');
+  const port = await readOwnedPort(client, name);
+  if (!port) throw new OvsdbNotFoundError('Port', name);
+  const row: RowInput<'Port'> = {
+    ...(settings.tag !== undefined ? { tag: settings.tag } : {}),
+    ...(settings.trunks !== undefined ? { trunks: settings.trunks } : {}),
+    ...(settings.vlanMode !== undefined ? { vlan_mode: settings.vlanMode } : {}),
+  };
+  if (Object.keys(row).length === 0) return;
+  await client.transact([...stillOwned('Port', port.uuid, port.externalIds), ...where('Port', ['_uuid', '==', port.uuid]).update(row)]);
+}
+
+/**
+ * Deletes fabrik-owned ports (and their interfaces) in one transaction. Returns, per name,
+ * whether it existed. Throws {@link OvsdbOwnershipError} (deleting nothing) if any is foreign.
+ */
+export async function deletePorts(client: OvsdbClient, names: readonly string[]): Promise<boolean[]> {
+  names.forEach((n, i) => check(InterfaceName, n, `names[${i}]`));
+  if (names.length === 0) return [];
+  const read = await client.transact(names.flatMap((n) => where('Port', ['name', '==', n]).select('_uuid', 'external_ids')));
+  const ops: Operation[] = [];
+  const found = names.map((n, i) => {
+    const port = selectedRows('Port', read[i])[0];
+    if (!port?._uuid) return false;
+    if (!isOwned(port.external_ids)) throw new OvsdbOwnershipError('Port', n);
+    ops.push(...stillOwned('Port', port._uuid, port.external_ids ?? {}));
+    ops.push(...where('Bridge', ['ports', 'includes', [port._uuid]]).mutate(['ports', 'delete', [port._uuid]]));
+    return true;
+  });
+  if (ops.length === 0) return found;
+  try {
+    await client.transact(ops);
+  } catch (e) {
+    // A port deleted by someone else between the read and the write fails its `wait`: read again.
+    if (isOvsdbOperationError(e) && e.kind === 'timed-out') return deletePorts(client, names).then((again) => again.map((deleted, i) => deleted || found[i]!));
+    throw e;
+  }
+  return found;
+}
+
+/**
+ * Deletes a fabrik-owned port and its interface. Resolves false when it does not exist; throws
+ * {@link OvsdbOwnershipError} for a port fabrik did not create.
+ *
+ * Equivalent to: `ovs-vsctl --if-exists del-port NAME`
+ */
+export async function deletePort(client: OvsdbClient, name: string): Promise<boolean> {
+  const [deleted] = await deletePorts(client, [name]);
+  return deleted!;
+}
+
+/**
+ * Ports whose external_ids contain every pair of `externalIds` (`{}`: every port), with their
+ * bridge and first interface.
+ */
+export async function findPorts(client: OvsdbClient, externalIds: Readonly<Record<string, string>>): Promise<PortInfo[]> {
+  const [portRes, bridgeRes] = await client.transact([
+    ...where('Port', ['external_ids', 'includes', externalIds]).select('_uuid', 'name', 'interfaces', 'tag', 'trunks', 'vlan_mode', 'external_ids'),
+    ...where('Bridge').select('name', 'ports'),
+  ]);
+  const ports = selectedRows('Port', portRes);
+  if (ports.length === 0) return [];
+  const bridgeOfPort = new Map<string, string>();
+  for (const b of selectedRows('Bridge', bridgeRes)) for (const p of b.ports ?? []) bridgeOfPort.set(p, b.name ?? '');
+  const ifaceRes = await client.transact(
+    ports.flatMap((p) => where('Interface', ['_uuid', '==', p.interfaces?.[0] ?? '00000000-0000-0000-0000-000000000000']).select('_uuid', 'name', 'type', 'ofport', 'error', 'mac_in_use', 'external_ids')),
+  );
+  const out: PortInfo[] = [];
+  ports.forEach((p, i) => {
+    const iface = selectedRows('Interface', ifaceRes[i])[0] as Partial<InterfaceRow> | undefined;
+    const bridge = bridgeOfPort.get(p._uuid!);
+    if (!iface || bridge === undefined) return; // deleted between the two reads
+    out.push(toPortInfo(p, bridge, iface));
+  });
+  return out;
+}
+
+function toPortInfo(p: Partial<PortRow>, bridge: string, i: Partial<InterfaceRow>): PortInfo {
+  return {
+    name: p.name!,
+    bridge,
+    uuid: p._uuid!,
+    ...(p.tag !== undefined ? { tag: p.tag } : {}),
+    trunks: p.trunks ?? [],
+    ...(p.vlan_mode !== undefined ? { vlanMode: p.vlan_mode } : {}),
+    externalIds: p.external_ids ?? {},
+    interface: {
+      name: i.name!,
+      type: i.type || 'system',
+      uuid: i._uuid!,
+      ...(i.ofport !== undefined ? { ofport: i.ofport } : {}),
+      ...(i.error !== undefined ? { error: i.error } : {}),
+      ...(i.mac_in_use !== undefined ? { mac: i.mac_in_use } : {}),
+      externalIds: i.external_ids ?? {},
+    },
+  };
+}
+
+/** Extra time the transaction gets beyond the server-side wait, for the round trip. */
+const WAIT_SLACK_MS = 5_000;
+
+/**
+ * Waits until ovs-vswitchd has assigned the interface an OpenFlow port number and returns it
+ * (a server-side `wait`, no polling). Throws {@link OvsInterfaceError} with the Interface
+ * `error` column when vswitchd could not set it up, {@link OvsdbNotFoundError} when it does not
+ * exist, {@link OvsdbTimeoutError} after `timeoutMs`.
+ */
+export async function waitForOfport(client: OvsdbClient, interfaceName: string, options: { timeoutMs: number }): Promise<number> {
+  check(InterfaceName, interfaceName, 'interfaceName');
+  checkInt(options.timeoutMs, 0, 2 ** 31 - 1, 'timeoutMs');
+  const byName = () => where('Interface', ['name', '==', interfaceName]);
+  let rows: Partial<InterfaceRow>[];
+  try {
+    const res = await client.transact([...byName().wait({ columns: ['ofport'], until: '!=', rows: [{ ofport: null }], timeoutMs: options.timeoutMs }), ...byName().select('ofport', 'error')], {
+      timeoutMs: options.timeoutMs + WAIT_SLACK_MS,
+    });
+    rows = selectedRows('Interface', res[1]);
+  } catch (e) {
+    if (!isOvsdbOperationError(e) || e.kind !== 'timed-out') throw e;
+    const [res] = await client.transact(byName().select('error'));
+    const error = selectedRows('Interface', res)[0]?.error;
+    if (error !== undefined) throw new OvsInterfaceError(interfaceName, error);
+    throw new OvsdbTimeoutError(`interface ${JSON.stringify(interfaceName)} got no ofport from ovs-vswitchd`, options.timeoutMs, { cause: e });
+  }
+  const iface = rows[0];
+  if (!iface) throw new OvsdbNotFoundError('Interface', interfaceName);
+  if (iface.error !== undefined || iface.ofport === undefined || iface.ofport < 0) throw new OvsInterfaceError(interfaceName, iface.error);
+  return iface.ofport;
+}
+
+/**
+ * Increments `next_cfg` and waits until ovs-vswitchd reports (`cur_cfg`) that it has applied
+ * the configuration, like ovs-vsctl does without `--no-wait`. Throws {@link OvsdbTimeoutError}
+ * when vswitchd does not catch up in time (for example because it is not running).
+ */
+export async function waitForVswitchd(client: OvsdbClient, options: { timeoutMs: number }): Promise<void> {
+  checkInt(options.timeoutMs, 0, 2 ** 31 - 1, 'timeoutMs');
+  const root = await rootUuid(client);
+  const self = () => where('Open_vSwitch', ['_uuid', '==', root]);
+  const [, res] = await client.transact([...self().mutate(['next_cfg', '+=', 1]), ...self().select('next_cfg')]);
+  const nextCfg = selectedRows('Open_vSwitch', res)[0]?.next_cfg;
+  if (nextCfg === undefined) throw new OvsdbProtocolError('select Open_vSwitch.next_cfg returned no row');
+  try {
+    await client.transact(where('Open_vSwitch', ['_uuid', '==', root], ['cur_cfg', '>=', nextCfg]).wait({ columns: ['cur_cfg'], until: '!=', rows: [], timeoutMs: options.timeoutMs }), {
+      timeoutMs: options.timeoutMs + WAIT_SLACK_MS,
+    });
+  } catch (e) {
+    if (isOvsdbOperationError(e) && e.kind === 'timed-out') {
+      throw new OvsdbTimeoutError(`ovs-vswitchd did not apply configuration ${nextCfg} (is it running?)`, options.timeoutMs, { cause: e });
+    }
+    throw e;
+  }
+}
