@@ -12,3 +12,21 @@ export {
   netnsList,
   runInNetns,
 } from './netns/index.js';
+// netlink
+export {
+  createNetlink,
+  plan as planNetlink,
+  LinkNotFoundError,
+  ObjectExistsError,
+  KernelRejectedError,
+  KernelFeatureMissingError,
+  InvalidDesiredStateError,
+  OwnershipConflictError,
+  isLinkNotFoundError,
+  isObjectExistsError,
+  isKernelRejectedError,
+  isKernelFeatureMissingError,
+  isInvalidDesiredStateError,
+  isOwnershipConflictError,
+} from './netlink/index.js';
+export type { Netlink, NetlinkOptions, LinkSpec, DesiredState, Plan, PlanOp } from './netlink/index.js';

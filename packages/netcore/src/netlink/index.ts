@@ -1,1 +1,69 @@
-export {};
+// @fabrik/netcore/netlink: typed links, an imperative handle per namespace, and the pure
+// observe -> plan -> apply pipeline. See README.md.
+export { createNetlink } from './handle.js';
+export type { Netlink, NetlinkOptions, RouteListFilter } from './handle.js';
+export { plan, formatPlan, encodeOp, observeScopeOf, ownershipMark, isOwnedBy, canonicalIp, FABRIK_ROUTE_PROTOCOL } from './plan.js';
+export type { Plan, PlanOp, PlanOptions, LinkSetChanges, EncodedOp } from './plan.js';
+export { observeNamespace } from './observe.js';
+export type { ObserveScope, ObservedState } from './observe.js';
+export type { ApplyResult } from './apply.js';
+export { parseDesiredState, DesiredStateSchema, DesiredLinkSchema, OwnerSchema } from './desired.js';
+export type { DesiredState, DesiredLink, LinkExtras } from './desired.js';
+export {
+  LinkSpecSchema,
+  VrfSpecSchema,
+  BridgeSpecSchema,
+  VxlanSpecSchema,
+  VlanSpecSchema,
+  VethSpecSchema,
+  MacvlanSpecSchema,
+  DummySpecSchema,
+  BridgePortFlagsSchema,
+  linkAddArgs,
+} from './links/index.js';
+export type {
+  LinkSpec,
+  LinkKind,
+  LinkAttrs,
+  ObservedLinkSpec,
+  GenericLinkSpec,
+  VrfSpec,
+  BridgeSpec,
+  VxlanSpec,
+  VlanSpec,
+  VethSpec,
+  MacvlanSpec,
+  DummySpec,
+  BridgePortFlags,
+} from './links/index.js';
+export { AddressSpecSchema, RouteSpecSchema, NeighbourSpecSchema, FdbSpecSchema, InterfaceSysctlsSchema, ADDR_GEN_MODES } from './objects.js';
+export type { AddressSpec, RouteSpec, NeighbourSpec, FdbSpec, InterfaceSysctls, AddrGenMode } from './objects.js';
+export type { ObservedLink, ObservedAddress } from './decode/link.js';
+export type { ObservedRoute } from './decode/route.js';
+export type { ObservedNeighbour } from './decode/neigh.js';
+export type { ObservedFdbEntry } from './decode/fdb.js';
+export { decodeLinkDump } from './decode/link.js';
+export { decodeRouteDump } from './decode/route.js';
+export { decodeNeighDump } from './decode/neigh.js';
+export { decodeFdbDump } from './decode/fdb.js';
+export { checkInterfaceName, vlanLinkName, parseNetnsTarget, MAX_INTERFACE_NAME_LENGTH } from './names.js';
+export type { NetnsTarget } from './names.js';
+export {
+  InvalidDesiredStateError,
+  LinkNotFoundError,
+  ObjectExistsError,
+  KernelRejectedError,
+  KernelFeatureMissingError,
+  OwnershipConflictError,
+  ApplyNotConvergedError,
+  NetlinkDecodeError,
+  isInvalidDesiredStateError,
+  isLinkNotFoundError,
+  isObjectExistsError,
+  isKernelRejectedError,
+  isKernelFeatureMissingError,
+  isOwnershipConflictError,
+  isApplyNotConvergedError,
+  isNetlinkDecodeError,
+  KERNEL_MODULE_OF_KIND,
+} from './errors.js';

@@ -1,0 +1,79 @@
+import { isCommandError } from '../exec/run.js';
+import { ApplyNotConvergedError, classifyIpFailure } from './errors.js';
+import { batchLine } from './encode.js';
+import type { NetnsRunner } from './exec.js';
+import { observeNamespace, type ObservedState } from './observe.js';
+import { encodeOp, formatPlan, plan as makePlan, type Plan, type PlanOp } from './plan.js';
+
+/** What {@link applyPlan} did. */
+export interface ApplyResult {
+  /** Number of operations run. */
+  readonly applied: number;
+  /** The namespace as re-observed for verification (`undefined` when the plan was empty). */
+  readonly observed: ObservedState | undefined;
+}
+
+interface Batch {
+  readonly lines: string[];
+  readonly ops: PlanOp[];
+}
+
+/**
+ * Runs a plan in the runner's namespace: every `ip` operation in ONE `ip [-n NS] -batch -`
+ * (standard input, no file, no shell), FDB entries in one `bridge -batch -`, sysctls in one
+ * `sysctl -w`; then re-observes the namespace and checks that a fresh plan is empty.
+ *
+ * A failing batch line (`Command failed -:N`) is mapped back to its operation:
+ * KernelFeatureMissingError (the link kind's module is missing), LinkNotFoundError,
+ * ObjectExistsError or KernelRejectedError (operation + kernel message). Lines before it have
+ * been applied; a new observe/plan/apply converges from there. ApplyNotConvergedError when the
+ * verification still finds differences.
+ */
+export async function applyPlan(runner: NetnsRunner, p: Plan): Promise<ApplyResult> {
+  if (p.ops.length === 0) return { applied: 0, observed: undefined };
+  const ip: Batch = { lines: [], ops: [] };
+  const bridge: Batch = { lines: [], ops: [] };
+  const sysctl: string[] = [];
+  for (const op of p.ops) {
+    const e = encodeOp(op);
+    if (e.tool === 'sysctl') sysctl.push(...e.assignments);
+    else {
+      const b = e.tool === 'ip' ? ip : bridge;
+      b.lines.push(batchLine(e.args));
+      b.ops.push(op);
+    }
+  }
+  if (ip.lines.length > 0) await runBatch(runner, 'ip', ip);
+  if (bridge.lines.length > 0) await runBatch(runner, 'bridge', bridge);
+  if (sysctl.length > 0) {
+    try {
+      await runner.sysctl(['-q', '-w', ...sysctl]);
+    } catch (e) {
+      if (!isCommandError(e)) throw e;
+      throw classifyIpFailure(`sysctl -w ${sysctl.join(' ')}`, e.stderr, { netns: runner.netns, cause: e });
+    }
+  }
+  const observed = await observeNamespace(runner, p.scope);
+  const again = makePlan(p.desired, observed, p.options);
+  if (again.ops.length > 0) throw new ApplyNotConvergedError(formatPlan(again));
+  return { applied: p.ops.length, observed };
+}
+
+async function runBatch(runner: NetnsRunner, tool: 'ip' | 'bridge', batch: Batch): Promise<void> {
+  const input = `${batch.lines.join('\n')}\n`;
+  try {
+    await (tool === 'ip' ? runner.ip(['-batch', '-'], input) : runner.bridge(['-batch', '-'], input));
+  } catch (e) {
+    if (!isCommandError(e)) throw e;
+    const failed = /Command failed -:(\d+)/.exec(e.stderr);
+    const index = failed?.[1] ? Number(failed[1]) - 1 : -1;
+    const op = batch.ops[index];
+    const line = batch.lines[index];
+    throw classifyIpFailure(line === undefined ? `${tool} -batch -` : `${tool} ${line}`, e.stderr, {
+      netns: runner.netns,
+      op,
+      ...(op?.op === 'link-add' ? { linkKind: op.spec.kind, linkName: op.spec.name } : {}),
+      cause: e,
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { parseIpJson } from './parse.js';
+
+/** A route as observed (`ip -j route show table all`), normalised for comparison. */
+export interface ObservedRoute {
+  /** `unicast`, `blackhole`, `local`, ... */
+  readonly type: string;
+  /** `default` or `ADDRESS/LEN` (host routes get /32 or /128). */
+  readonly dst: string;
+  /** Numeric table id (main = 254, local = 255). */
+  readonly table: number;
+  readonly protocol: string;
+  readonly dev: string | undefined;
+  readonly via: string | undefined;
+  readonly src: string | undefined;
+  readonly metric: number | undefined;
+  readonly family: 'inet' | 'inet6';
+}
+
+const RouteJson = z.object({
+  type: z.string().optional(),
+  dst: z.string(),
+  table: z.string().optional(),
+  protocol: z.string().optional(),
+  dev: z.string().optional(),
+  gateway: z.string().optional(),
+  prefsrc: z.string().optional(),
+  metric: z.number().optional(),
+});
+
+const NAMED_TABLES: Readonly<Record<string, number>> = { main: 254, local: 255, default: 253 };
+
+export function tableId(table: string | undefined): number {
+  if (table === undefined) return 254;
+  return NAMED_TABLES[table] ?? Number(table);
+}
+
+/** Adds the implied prefix length to host routes so that `10.0.0.1` and `10.0.0.1/32` compare equal. */
+export function normaliseDst(dst: string): string {
+  if (dst === 'default' || dst.includes('/')) return dst;
+  return `${dst}/${dst.includes(':') ? 128 : 32}`;
+}
+
+export const decodeRouteDump = (stdout: string): ObservedRoute[] =>
+  parseIpJson('ip -j route dump', stdout, z.array(RouteJson)).map((r) => ({
+    type: r.type ?? 'unicast',
+    dst: normaliseDst(r.dst),
+    table: tableId(r.table),
+    protocol: r.protocol ?? 'boot',
+    dev: r.dev,
+    via: r.gateway,
+    src: r.prefsrc,
+    metric: r.metric,
+    family: r.dst.includes(':') || r.gateway?.includes(':') ? 'inet6' : 'inet',
+  }));

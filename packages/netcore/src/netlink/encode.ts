@@ -1,0 +1,75 @@
+import { opt } from './links/common.js';
+import type { AddressSpec, FdbSpec, NeighbourSpec, RouteSpec } from './objects.js';
+import { InvalidDesiredStateError } from './errors.js';
+
+// Pure encoders: spec -> iproute2 arguments. The same arguments are run as one command (verbs)
+// or written as one line of `ip -batch -` (apply).
+
+/** `addr add|replace|del ADDRESS dev DEV [nodad]` */
+export const addrArgs = (verb: 'add' | 'replace' | 'del', dev: string, a: AddressSpec): string[] => [
+  'addr',
+  verb,
+  a.address,
+  'dev',
+  dev,
+  ...(verb !== 'del' && a.nodad ? ['nodad'] : []),
+];
+
+/** `route add|replace|del [TYPE] DST [via GW] [dev DEV] [src SRC] [table T] [metric M] [proto P]` */
+export function routeArgs(verb: 'add' | 'replace' | 'del', r: RouteSpec): string[] {
+  const type = r.type ?? 'unicast';
+  // `-6` cannot appear inside a batch line: an IPv6 default route is written as ::/0.
+  const dst = r.dst === 'default' && r.family === 'inet6' ? '::/0' : r.dst;
+  return [
+    'route',
+    verb,
+    ...(type === 'unicast' ? [] : [type]),
+    dst,
+    ...opt('via', r.via),
+    ...opt('dev', r.dev),
+    ...opt('src', r.src),
+    ...opt('table', r.table),
+    ...opt('metric', r.metric),
+    ...opt('proto', r.protocol),
+  ];
+}
+
+/** `neigh add|replace|del ADDRESS lladdr MAC dev DEV nud STATE` */
+export const neighArgs = (verb: 'add' | 'replace' | 'del', n: NeighbourSpec): string[] =>
+  verb === 'del'
+    ? ['neigh', 'del', n.address, 'dev', n.dev]
+    : ['neigh', verb, n.address, 'lladdr', n.lladdr, 'dev', n.dev, 'nud', n.state ?? 'permanent'];
+
+export const ZERO_MAC = '00:00:00:00:00:00';
+
+/**
+ * `fdb append|replace|del MAC dev DEV [dst IP] [vni N] self|master permanent|static` (a `bridge`
+ * command). The all-zero MAC of a VXLAN device is a list of flood destinations: appended.
+ */
+export function fdbArgs(verb: 'add' | 'del', f: FdbSpec): string[] {
+  const self = f.self ?? f.dst !== undefined;
+  const action = verb === 'del' ? 'del' : f.mac === ZERO_MAC ? 'append' : 'replace';
+  return [
+    'fdb',
+    action,
+    f.mac,
+    'dev',
+    f.dev,
+    ...opt('dst', f.dst),
+    ...opt('vni', f.vni),
+    self ? 'self' : 'master',
+    ...(verb === 'del' ? [] : [f.state ?? (self ? 'permanent' : 'static')]),
+  ];
+}
+
+// iproute2's batch reader splits on blanks and treats quotes and '#' specially; every token fabrik
+// writes is validated to contain none of them, so no quoting is ever needed.
+const SAFE_TOKEN = /^[^\s"'#\\]+$/;
+
+/** One `-batch` line; throws rather than write a token that would be split or commented out. */
+export function batchLine(args: readonly string[]): string {
+  for (const a of args) {
+    if (!SAFE_TOKEN.test(a)) throw new InvalidDesiredStateError('', `${JSON.stringify(a)} cannot be written to an iproute2 batch`);
+  }
+  return args.join(' ');
+}

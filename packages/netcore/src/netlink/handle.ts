@@ -1,0 +1,259 @@
+import { z } from 'zod';
+import { isCommandError, type RunResult } from '../exec/run.js';
+import { classifyIpFailure } from './errors.js';
+import { addrArgs, fdbArgs, neighArgs, routeArgs } from './encode.js';
+import { createRunner, type NetnsRunner } from './exec.js';
+import { checkInterfaceName, netnsArg, parseNetnsTarget } from './names.js';
+import { validate } from './validate.js';
+import { BridgePortFlagsSchema, LinkSpecSchema, MacAddress, bridgePortArgs, linkAddArgs, type BridgePortFlags, type LinkSpec } from './links/index.js';
+import {
+  AddressSpecSchema,
+  FdbSpecSchema,
+  InterfaceSysctlsSchema,
+  NeighbourSpecSchema,
+  RouteSpecSchema,
+  SYSCTL_KEYS,
+  sysctlValue,
+  type AddressSpec,
+  type FdbSpec,
+  type InterfaceSysctls,
+  type NeighbourSpec,
+  type RouteSpec,
+} from './objects.js';
+import { decodeLinkDump, type ObservedAddress, type ObservedLink } from './decode/link.js';
+import { decodeRouteDump, type ObservedRoute } from './decode/route.js';
+import { decodeNeighDump, type ObservedNeighbour } from './decode/neigh.js';
+import { decodeFdbDump, type ObservedFdbEntry } from './decode/fdb.js';
+import { observeNamespace, type ObserveScope, type ObservedState } from './observe.js';
+import { applyPlan, type ApplyResult } from './apply.js';
+import { observeScopeOf, plan as makePlan, type Plan, type PlanOptions } from './plan.js';
+import type { DesiredState } from './desired.js';
+
+/** Options of {@link createNetlink}. */
+export interface NetlinkOptions {
+  /**
+   * The namespace to work in: a name under /run/netns or an absolute path of a netns file
+   * (`/proc/PID/ns/net`, a CNI_NETNS path). Default: the caller's own namespace.
+   */
+  readonly netns?: string;
+}
+
+/** Filter of {@link Netlink.routeList}. */
+export interface RouteListFilter {
+  /** Numeric table id; default: every table. */
+  readonly table?: number;
+}
+
+/**
+ * A handle bound to one network namespace. Every verb is one iproute2 command; failures become
+ * typed errors (LinkNotFoundError, ObjectExistsError, KernelFeatureMissingError, KernelRejectedError).
+ */
+export interface Netlink {
+  readonly netns: string | undefined;
+  /** Creates a link; fails with ObjectExistsError when the name is taken. Sets master/up/alias afterwards when given. Equivalent to: `ip link add NAME type KIND ...` (+ `ip link set`). */
+  linkAdd(spec: LinkSpec): Promise<void>;
+  /** Deletes a link; LinkNotFoundError when it does not exist. Equivalent to: `ip link del dev NAME`. */
+  linkDel(name: string): Promise<void>;
+  /** One link with its addresses; LinkNotFoundError when missing. Equivalent to: `ip -j -d addr show dev NAME`. */
+  linkGet(name: string): Promise<ObservedLink>;
+  /** Every link with its addresses. Equivalent to: `ip -j -d addr show`. */
+  linkList(): Promise<ObservedLink[]>;
+  /** Equivalent to: `ip link set dev NAME up`. */
+  linkSetUp(name: string): Promise<void>;
+  /** Equivalent to: `ip link set dev NAME down`. */
+  linkSetDown(name: string): Promise<void>;
+  /** Enslaves to `master`, or releases with `null`. Equivalent to: `ip link set dev NAME master M` / `nomaster`. */
+  linkSetMaster(name: string, master: string | null): Promise<void>;
+  /** Moves a link to another namespace (name or path). Equivalent to: `ip link set dev NAME netns NS`. */
+  linkSetNetns(name: string, netns: string): Promise<void>;
+  /** Equivalent to: `ip link set dev NAME name NEW`. */
+  linkRename(name: string, newName: string): Promise<void>;
+  /** Equivalent to: `ip link set dev NAME mtu MTU`. */
+  linkSetMtu(name: string, mtu: number): Promise<void>;
+  /** Equivalent to: `ip link set dev NAME address MAC`. */
+  linkSetMac(name: string, mac: string): Promise<void>;
+  /** Equivalent to: `ip link set dev NAME alias TEXT`. */
+  linkSetAlias(name: string, alias: string): Promise<void>;
+  /** Bridge port flags of an enslaved link. Equivalent to: `ip link set dev NAME type bridge_slave learning off ...`. */
+  linkSetPortFlags(name: string, flags: BridgePortFlags): Promise<void>;
+  /** Adds an address; ObjectExistsError when present. Equivalent to: `ip addr add ADDR dev DEV [nodad]`. */
+  addrAdd(dev: string, address: AddressSpec): Promise<void>;
+  /** Adds or updates an address. Equivalent to: `ip addr replace ADDR dev DEV [nodad]`. */
+  addrReplace(dev: string, address: AddressSpec): Promise<void>;
+  /** Equivalent to: `ip addr del ADDR dev DEV`. */
+  addrDel(dev: string, address: AddressSpec): Promise<void>;
+  /** Addresses of one link, or of every link. Equivalent to: `ip -j addr show [dev DEV]`. */
+  addrList(dev?: string): Promise<Array<ObservedAddress & { dev: string }>>;
+  /** Adds a route; ObjectExistsError when present. Equivalent to: `ip route add ROUTE`. */
+  routeAdd(route: RouteSpec): Promise<void>;
+  /** Adds or replaces a route. Equivalent to: `ip route replace ROUTE`. */
+  routeReplace(route: RouteSpec): Promise<void>;
+  /** Equivalent to: `ip route del ROUTE`. */
+  routeDel(route: RouteSpec): Promise<void>;
+  /** Equivalent to: `ip -j route show table all|T`. */
+  routeList(filter?: RouteListFilter): Promise<ObservedRoute[]>;
+  /** Adds a static neighbour; ObjectExistsError when present. Equivalent to: `ip neigh add ADDR lladdr MAC dev DEV nud permanent`. */
+  neighAdd(neigh: NeighbourSpec): Promise<void>;
+  /** Equivalent to: `ip neigh replace ADDR lladdr MAC dev DEV nud permanent`. */
+  neighReplace(neigh: NeighbourSpec): Promise<void>;
+  /** Equivalent to: `ip neigh del ADDR dev DEV`. */
+  neighDel(neigh: NeighbourSpec): Promise<void>;
+  /** Equivalent to: `ip -j neigh show`. */
+  neighList(): Promise<ObservedNeighbour[]>;
+  /** Adds (or for the all-zero MAC appends) an FDB entry. Equivalent to: `bridge fdb replace|append MAC dev DEV ...`. */
+  fdbAdd(entry: FdbSpec): Promise<void>;
+  /** Equivalent to: `bridge fdb del MAC dev DEV ...`. */
+  fdbDel(entry: FdbSpec): Promise<void>;
+  /** Equivalent to: `bridge -j fdb show`. */
+  fdbList(): Promise<ObservedFdbEntry[]>;
+  /** Sets per-interface sysctls in this namespace. Equivalent to: `sysctl -w net.ipv4.conf.DEV.arp_accept=1 ...`. */
+  sysctlSet(dev: string, sysctls: InterfaceSysctls): Promise<void>;
+  /** Dumps the object types in `scope` (links and addresses always). See observe.ts. */
+  observe(scope?: ObserveScope): Promise<ObservedState>;
+  /** Applies a plan made by `plan()` for this namespace and verifies it. See apply.ts. */
+  apply(plan: Plan): Promise<ApplyResult>;
+  /**
+   * observe (only the object types `desired` uses) -> plan -> apply. An applied state costs
+   * one observe and no change.
+   */
+  reconcile(desired: DesiredState, options?: PlanOptions): Promise<{ plan: Plan; result: ApplyResult }>;
+}
+
+export function createNetlink(options: NetlinkOptions = {}): Netlink {
+  const runner: NetnsRunner = createRunner(options.netns);
+  const netns = options.netns;
+
+  async function ip(args: string[], context: { linkKind?: string; linkName?: string } = {}): Promise<RunResult> {
+    try {
+      return await runner.ip(args);
+    } catch (e) {
+      if (!isCommandError(e)) throw e;
+      throw classifyIpFailure(`ip ${args.join(' ')}`, e.stderr, { ...context, netns, cause: e });
+    }
+  }
+  async function bridge(args: string[]): Promise<RunResult> {
+    try {
+      return await runner.bridge(args);
+    } catch (e) {
+      if (!isCommandError(e)) throw e;
+      throw classifyIpFailure(`bridge ${args.join(' ')}`, e.stderr, { netns, cause: e });
+    }
+  }
+  const name = (n: string, field = 'name'): string => checkInterfaceName(n, field);
+  const set = (n: string, ...args: string[]): Promise<RunResult> => ip(['link', 'set', 'dev', name(n), ...args], { linkName: n });
+
+  const handle: Netlink = {
+    netns,
+    async linkAdd(input) {
+      const spec = validate(LinkSpecSchema, input, 'spec') as LinkSpec;
+      await ip(linkAddArgs(spec), { linkKind: spec.kind, linkName: spec.name });
+      const after = [
+        ...(spec.alias === undefined ? [] : ['alias', spec.alias]),
+        ...(spec.master === undefined ? [] : spec.master === null ? ['nomaster'] : ['master', spec.master]),
+        ...(spec.up === undefined ? [] : [spec.up ? 'up' : 'down']),
+      ];
+      if (after.length > 0) await set(spec.name, ...after);
+    },
+    async linkDel(n) {
+      await ip(['link', 'del', 'dev', name(n)], { linkName: n });
+    },
+    async linkGet(n) {
+      const [link] = decodeLinkDump((await ip(['-j', '-d', 'addr', 'show', 'dev', name(n)], { linkName: n })).stdout);
+      if (!link) throw classifyIpFailure(`ip addr show dev ${n}`, `Device "${n}" does not exist.`, { netns });
+      return link;
+    },
+    async linkList() {
+      return decodeLinkDump((await ip(['-j', '-d', 'addr', 'show'])).stdout);
+    },
+    async linkSetUp(n) {
+      await set(n, 'up');
+    },
+    async linkSetDown(n) {
+      await set(n, 'down');
+    },
+    async linkSetMaster(n, master) {
+      await set(n, ...(master === null ? ['nomaster'] : ['master', name(master, 'master')]));
+    },
+    async linkSetNetns(n, target) {
+      await set(n, 'netns', netnsArg(parseNetnsTarget(target)));
+    },
+    async linkRename(n, newName) {
+      await set(n, 'name', name(newName, 'newName'));
+    },
+    async linkSetMtu(n, mtu) {
+      await set(n, 'mtu', String(validate(z.number().int().min(68).max(65535), mtu, 'mtu')));
+    },
+    async linkSetMac(n, mac) {
+      await set(n, 'address', validate(MacAddress, mac, 'mac'));
+    },
+    async linkSetAlias(n, alias) {
+      await set(n, 'alias', validate(z.string().max(255), alias, 'alias'));
+    },
+    async linkSetPortFlags(n, flags) {
+      await set(n, ...bridgePortArgs(validate(BridgePortFlagsSchema, flags, 'flags')));
+    },
+    async addrAdd(dev, a) {
+      await ip(addrArgs('add', name(dev, 'dev'), validate(AddressSpecSchema, a, 'address')), { linkName: dev });
+    },
+    async addrReplace(dev, a) {
+      await ip(addrArgs('replace', name(dev, 'dev'), validate(AddressSpecSchema, a, 'address')), { linkName: dev });
+    },
+    async addrDel(dev, a) {
+      await ip(addrArgs('del', name(dev, 'dev'), validate(AddressSpecSchema, a, 'address')), { linkName: dev });
+    },
+    async addrList(dev) {
+      const links = dev === undefined ? await handle.linkList() : [await handle.linkGet(dev)];
+      return links.flatMap((l) => (l.addresses ?? []).map((a) => ({ ...a, dev: l.spec.name })));
+    },
+    async routeAdd(r) {
+      await ip(routeArgs('add', validate(RouteSpecSchema, r, 'route')));
+    },
+    async routeReplace(r) {
+      await ip(routeArgs('replace', validate(RouteSpecSchema, r, 'route')));
+    },
+    async routeDel(r) {
+      await ip(routeArgs('del', validate(RouteSpecSchema, r, 'route')));
+    },
+    async routeList(filter = {}) {
+      const table = filter.table === undefined ? 'all' : String(validate(z.number().int().min(0), filter.table, 'table'));
+      return decodeRouteDump((await ip(['-j', 'route', 'show', 'table', table])).stdout);
+    },
+    async neighAdd(n) {
+      await ip(neighArgs('add', validate(NeighbourSpecSchema, n, 'neigh')));
+    },
+    async neighReplace(n) {
+      await ip(neighArgs('replace', validate(NeighbourSpecSchema, n, 'neigh')));
+    },
+    async neighDel(n) {
+      await ip(neighArgs('del', validate(NeighbourSpecSchema, n, 'neigh')));
+    },
+    async neighList() {
+      return decodeNeighDump((await ip(['-j', 'neigh', 'show'])).stdout);
+    },
+    async fdbAdd(f) {
+      await bridge(fdbArgs('add', validate(FdbSpecSchema, f, 'fdb')));
+    },
+    async fdbDel(f) {
+      await bridge(fdbArgs('del', validate(FdbSpecSchema, f, 'fdb')));
+    },
+    async fdbList() {
+      return decodeFdbDump((await bridge(['-j', 'fdb', 'show'])).stdout);
+    },
+    async sysctlSet(dev, sysctls) {
+      const d = name(dev, 'dev');
+      const s = validate(InterfaceSysctlsSchema, sysctls, 'sysctls');
+      const assignments = (Object.keys(s) as Array<keyof InterfaceSysctls>)
+        .filter((k) => s[k] !== undefined)
+        .map((k) => `${SYSCTL_KEYS[k](d)}=${sysctlValue(k, s[k] as number)}`);
+      if (assignments.length > 0) await runner.sysctl(['-q', '-w', ...assignments]);
+    },
+    observe: (scope) => observeNamespace(runner, scope),
+    apply: (plan) => applyPlan(runner, plan),
+    async reconcile(desired, planOptions) {
+      const observed = await observeNamespace(runner, observeScopeOf(desired));
+      const p = makePlan(desired, observed, planOptions);
+      return { plan: p, result: await applyPlan(runner, p) };
+    },
+  };
+  return handle;
+}

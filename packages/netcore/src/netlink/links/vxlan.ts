@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { InterfaceName, IpAddress, Vni } from '@fabrik/api';
+import { LinkAttrsSchema, bool, num, opt, str, type RawLinkView } from './common.js';
+
+/**
+ * A VXLAN device. Kernel kind `vxlan`. For EVPN: `learning: false`, `local` = the VTEP address,
+ * `dstport: 4789`; FRR installs the remote VTEPs.
+ */
+export const VxlanSpecSchema = LinkAttrsSchema.extend({
+  kind: z.literal('vxlan'),
+  vni: Vni,
+  local: IpAddress.optional(),
+  /** Unicast remote VTEP (point to point); mutually exclusive with `group`. */
+  remote: IpAddress.optional(),
+  /** Multicast group for BUM traffic. */
+  group: IpAddress.optional(),
+  dstport: z.number().int().min(1).max(65535).optional(),
+  learning: z.boolean().optional(),
+  /** Underlay device. */
+  dev: InterfaceName.optional(),
+});
+export type VxlanSpec = z.infer<typeof VxlanSpecSchema>;
+
+export const vxlanTypeArgs = (spec: VxlanSpec): string[] => [
+  'type',
+  'vxlan',
+  'id',
+  String(spec.vni),
+  ...opt('local', spec.local),
+  ...opt('remote', spec.remote),
+  ...opt('group', spec.group),
+  ...opt('dstport', spec.dstport),
+  ...(spec.learning === undefined ? [] : [spec.learning ? 'learning' : 'nolearning']),
+  ...opt('dev', spec.dev),
+];
+
+export function decodeVxlan(name: string, raw: RawLinkView): VxlanSpec {
+  const d = raw.infoData;
+  const spec: { -readonly [K in keyof VxlanSpec]: VxlanSpec[K] } = { kind: 'vxlan', name, vni: num(d['id']) ?? 0 };
+  const local = str(d['local']) ?? str(d['local6']);
+  const remote = str(d['remote']) ?? str(d['remote6']);
+  const group = str(d['group']) ?? str(d['group6']);
+  const dstport = num(d['port']);
+  const learning = bool(d['learning']);
+  const dev = str(d['link']);
+  if (local !== undefined) spec.local = local;
+  if (remote !== undefined) spec.remote = remote;
+  if (group !== undefined) spec.group = group;
+  if (dstport !== undefined) spec.dstport = dstport;
+  if (learning !== undefined) spec.learning = learning;
+  if (dev !== undefined) spec.dev = dev;
+  return spec;
+}
+
+/** None of the VXLAN attributes is changed in place here: any difference means recreate. */
+export const vxlanNeedsRecreate = (desired: VxlanSpec, observed: VxlanSpec): boolean =>
+  desired.vni !== observed.vni ||
+  (desired.local !== undefined && desired.local !== observed.local) ||
+  (desired.remote !== undefined && desired.remote !== observed.remote) ||
+  (desired.group !== undefined && desired.group !== observed.group) ||
+  (desired.dstport !== undefined && desired.dstport !== observed.dstport) ||
+  (desired.learning !== undefined && desired.learning !== observed.learning) ||
+  (desired.dev !== undefined && desired.dev !== observed.dev);

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { InterfaceAddress, InterfaceName, IpAddress, Vni } from '@fabrik/api';
+import { MacAddress } from './links/common.js';
+
+/** An interface address. `nodad` (IPv6 only) skips duplicate address detection, as an anycast gateway needs. */
+export const AddressSpecSchema = z
+  .object({
+    address: InterfaceAddress,
+    nodad: z.boolean().optional(),
+  })
+  .refine((a) => !a.nodad || a.address.includes(':'), { message: 'nodad applies to IPv6 addresses only', path: ['nodad'] });
+export type AddressSpec = z.infer<typeof AddressSpecSchema>;
+
+/** Route types fabrik manages. */
+export const ROUTE_TYPES = ['unicast', 'blackhole', 'unreachable', 'prohibit'] as const;
+
+/** A route. `table` defaults to main (254). `protocol` is the rtnetlink protocol number. */
+export const RouteSpecSchema = z
+  .object({
+    dst: z.union([z.literal('default'), z.cidrv4(), z.cidrv6()]),
+    type: z.enum(ROUTE_TYPES).optional(),
+    table: z.number().int().min(1).max(4_294_967_295).optional(),
+    dev: InterfaceName.optional(),
+    via: IpAddress.optional(),
+    src: IpAddress.optional(),
+    metric: z.number().int().min(0).max(4_294_967_295).optional(),
+    protocol: z.number().int().min(0).max(255).optional(),
+    /** Address family of a `default` route (other routes take it from `dst`). */
+    family: z.enum(['inet', 'inet6']).optional(),
+  })
+  .refine((r) => (r.type ?? 'unicast') !== 'unicast' || r.dev !== undefined || r.via !== undefined, {
+    message: 'a unicast route needs dev or via',
+    path: ['dev'],
+  })
+  .refine((r) => (r.type ?? 'unicast') === 'unicast' || (r.dev === undefined && r.via === undefined), {
+    message: 'blackhole/unreachable/prohibit routes take neither dev nor via',
+    path: ['type'],
+  });
+export type RouteSpec = z.infer<typeof RouteSpecSchema>;
+
+/** A static neighbour (ARP/NDP) entry. */
+export const NeighbourSpecSchema = z.object({
+  dev: InterfaceName,
+  address: IpAddress,
+  lladdr: MacAddress,
+  state: z.enum(['permanent', 'noarp', 'reachable', 'stale']).optional(),
+});
+export type NeighbourSpec = z.infer<typeof NeighbourSpecSchema>;
+
+/**
+ * A static forwarding-database entry. `self` entries go into the device's own table (VXLAN:
+ * `dst` = remote VTEP; the all-zero MAC is the flood list and is appended, not replaced);
+ * otherwise into the table of the bridge the device is a port of.
+ */
+export const FdbSpecSchema = z.object({
+  dev: InterfaceName,
+  mac: MacAddress,
+  dst: IpAddress.optional(),
+  vni: Vni.optional(),
+  self: z.boolean().optional(),
+  state: z.enum(['permanent', 'static']).optional(),
+});
+export type FdbSpec = z.infer<typeof FdbSpecSchema>;
+
+/** IPv6 address generation modes (`net.ipv6.conf.DEV.addr_gen_mode`), in kernel order. */
+export const ADDR_GEN_MODES = ['eui64', 'none', 'stable_secret', 'random'] as const;
+export type AddrGenMode = (typeof ADDR_GEN_MODES)[number];
+
+/** Per-interface sysctls fabrik manages. */
+export const InterfaceSysctlsSchema = z.object({
+  /** net.ipv4.conf.DEV.arp_accept: 0 drop, 1 create neighbours from gratuitous ARP, 2 only in subnet. */
+  arpAccept: z.number().int().min(0).max(2).optional(),
+  /** net.ipv6.conf.DEV.accept_dad: 0 off, 1 on, 2 on and disable IPv6 on a duplicate. */
+  acceptDad: z.number().int().min(0).max(2).optional(),
+  /** net.ipv6.conf.DEV.addr_gen_mode. `none` stops the kernel creating link-local addresses. */
+  addrGenMode: z.enum(ADDR_GEN_MODES).optional(),
+});
+export type InterfaceSysctls = z.infer<typeof InterfaceSysctlsSchema>;
+
+/** The sysctl file (slash form, so dots in names like `tr.100` survive) of each managed key. */
+export const SYSCTL_KEYS: Readonly<Record<keyof InterfaceSysctls, (dev: string) => string>> = {
+  arpAccept: (dev) => `net/ipv4/conf/${dev}/arp_accept`,
+  acceptDad: (dev) => `net/ipv6/conf/${dev}/accept_dad`,
+  addrGenMode: (dev) => `net/ipv6/conf/${dev}/addr_gen_mode`,
+};
+
+/** The numeric sysctl value of a setting. */
+export function sysctlValue(key: keyof InterfaceSysctls, value: number | AddrGenMode): number {
+  return key === 'addrGenMode' ? ADDR_GEN_MODES.indexOf(value as AddrGenMode) : (value as number);
+}

@@ -1,0 +1,436 @@
+import { InvalidDesiredStateError, OwnershipConflictError } from './errors.js';
+import { addrArgs, batchLine, fdbArgs, neighArgs, routeArgs } from './encode.js';
+import { bridgePortArgs, linkAddArgs, lowerLinkOf, needsRecreate, type BridgePortFlags, type LinkSpec, type ObservedLinkSpec } from './links/index.js';
+import type { AddressSpec, AddrGenMode, FdbSpec, InterfaceSysctls, NeighbourSpec, RouteSpec } from './objects.js';
+import { parseDesiredState, type DesiredLink, type DesiredState } from './desired.js';
+import type { ObservedLink } from './decode/link.js';
+import type { ObservedRoute } from './decode/route.js';
+import { normaliseDst } from './decode/route.js';
+import type { ObserveScope, ObservedState } from './observe.js';
+
+/** The rtnetlink protocol number that marks fabrik's routes (unused by iproute2 and FRR). */
+export const FABRIK_ROUTE_PROTOCOL = 249;
+
+/** Attributes changed in place by one `ip link set dev NAME ...` line. */
+export interface LinkSetChanges {
+  readonly alias?: string;
+  readonly mtu?: number;
+  readonly mac?: string;
+  readonly master?: string | null;
+  readonly up?: boolean;
+}
+
+/** One operation of a plan, in the order it must run. */
+export type PlanOp =
+  | { readonly op: 'route-del'; readonly route: RouteSpec }
+  | { readonly op: 'addr-del'; readonly dev: string; readonly address: AddressSpec }
+  | { readonly op: 'link-del'; readonly name: string }
+  | { readonly op: 'link-add'; readonly spec: LinkSpec }
+  | { readonly op: 'link-addrgenmode'; readonly name: string; readonly mode: AddrGenMode }
+  | { readonly op: 'link-set'; readonly name: string; readonly changes: LinkSetChanges }
+  | { readonly op: 'port-set'; readonly name: string; readonly flags: BridgePortFlags }
+  | { readonly op: 'addr-add'; readonly dev: string; readonly address: AddressSpec; readonly replace: boolean }
+  | { readonly op: 'route-replace'; readonly route: RouteSpec }
+  | { readonly op: 'neigh-replace'; readonly neigh: NeighbourSpec }
+  | { readonly op: 'fdb-add'; readonly entry: FdbSpec }
+  | { readonly op: 'sysctl-set'; readonly dev: string; readonly sysctls: Omit<InterfaceSysctls, 'addrGenMode'> };
+
+/** The result of {@link plan}: what to run, and what `apply` needs to verify it. */
+export interface Plan {
+  readonly desired: DesiredState;
+  readonly options: PlanOptions;
+  /** The object types to re-observe when verifying (see {@link observeScopeOf}). */
+  readonly scope: ObserveScope;
+  readonly ops: readonly PlanOp[];
+}
+
+export interface PlanOptions {
+  /** Protocol number that marks this owner's routes. Default {@link FABRIK_ROUTE_PROTOCOL}. */
+  readonly routeProtocol?: number;
+}
+
+/** The ifalias that marks a link as owned by `owner` (plus an optional label). */
+export const ownershipMark = (owner: string, label?: string): string => `fabrik:${owner}${label ? `:${label}` : ''}`;
+
+/** True when `alias` carries `owner`'s mark. Links of other owners count as foreign. */
+export const isOwnedBy = (alias: string | undefined, owner: string): boolean =>
+  alias !== undefined && (alias === ownershipMark(owner) || alias.startsWith(`${ownershipMark(owner)}:`));
+
+/** The object types a desired state needs observed (links and addresses are always dumped). */
+export function observeScopeOf(desired: DesiredState): ObserveScope {
+  return {
+    routes: desired.routes !== undefined,
+    neighbours: (desired.neighbours ?? []).length > 0,
+    fdb: (desired.fdb ?? []).length > 0,
+    sysctlsOf: desired.links.filter((l) => l.sysctls !== undefined).map((l) => l.name),
+  };
+}
+
+/** IPv6 text in the form iproute2 prints (compressed, lower case); IPv4 unchanged. */
+export function canonicalIp(ip: string): string {
+  return ip.includes(':') ? new URL(`http://[${ip}]`).hostname.slice(1, -1) : ip;
+}
+const canonicalCidr = (cidr: string): string => {
+  const [ip = '', len] = cidr.split('/');
+  return len === undefined ? canonicalIp(ip) : `${canonicalIp(ip)}/${len}`;
+};
+
+/**
+ * Computes the operations that turn `observed` into `desired`. Pure. Order: deletions (routes,
+ * addresses, links; stacked links before their lower link), then creations (lower links first),
+ * then `link set` (mark, mtu, mac, master, up; masters before their ports, so enslave precedes
+ * up), port flags, addresses, routes, neighbours, FDB entries, sysctls.
+ *
+ * Only links whose ifalias carries `fabrik:<owner>` are changed or deleted; a desired name held by
+ * any other link throws {@link OwnershipConflictError}. Invalid input throws
+ * {@link InvalidDesiredStateError} naming the field. The plan of an applied state is empty.
+ */
+export function plan(desiredInput: DesiredState, observed: ObservedState, options: PlanOptions = {}): Plan {
+  const desired = parseDesiredState(desiredInput);
+  const protocol = options.routeProtocol ?? FABRIK_ROUTE_PROTOCOL;
+  const owner = desired.owner;
+  const byName = new Map(observed.links.map((l) => [l.spec.name, l]));
+  const desiredByName = new Map<string, DesiredLink>();
+  checkReferences(desired, byName, desiredByName);
+
+  // Names that belong to the desired state: links, and veth peers that stay in this namespace.
+  const desiredNames = new Set(desiredByName.keys());
+  for (const l of desired.links) if (l.kind === 'veth' && l.peer.netns === undefined) desiredNames.add(l.peer.name);
+
+  for (const l of desired.links) {
+    const o = byName.get(l.name);
+    if (o && !isOwnedBy(o.alias, owner)) throw new OwnershipConflictError(l.name, o.alias, ownershipMark(owner));
+  }
+
+  // Links that will not survive: owned but not desired, and desired ones whose kind attributes
+  // cannot change in place; links stacked on a vanishing link vanish with it (the kernel
+  // deletes them), so they are recreated as well.
+  const gone = new Set<string>();
+  for (const o of observed.links) {
+    if (!isOwnedBy(o.alias, owner)) continue;
+    const d = desiredByName.get(o.spec.name);
+    if (!desiredNames.has(o.spec.name) || (d && needsRecreate(d, o.spec))) gone.add(o.spec.name);
+  }
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const o of observed.links) {
+      const lower = observedLowerOf(o.spec);
+      if (!gone.has(o.spec.name) && lower !== undefined && gone.has(lower) && isOwnedBy(o.alias, owner)) {
+        gone.add(o.spec.name);
+        changed = true;
+      }
+    }
+  }
+  const existing = (name: string): ObservedLink | undefined => (gone.has(name) ? undefined : byName.get(name));
+
+  const deletes: PlanOp[] = [];
+  const creates: PlanOp[] = [];
+  const genModes: PlanOp[] = [];
+  const sets: PlanOp[] = [];
+  const ports: PlanOp[] = [];
+  const addrs: PlanOp[] = [];
+  const sysctls: PlanOp[] = [];
+
+  // Link deletions, stacked links first; deleting one end of a veth deletes the other.
+  const deletedByKernel = new Set<string>();
+  for (const name of [...gone].sort((a, b) => observedDepth(b, byName) - observedDepth(a, byName) || a.localeCompare(b))) {
+    if (deletedByKernel.has(name)) continue;
+    deletes.push({ op: 'link-del', name });
+    const o = byName.get(name);
+    if (o?.spec.kind === 'veth' && o.linkNetnsId === undefined && o.spec.peer.name) deletedByKernel.add(o.spec.peer.name);
+  }
+
+  const desiredDepth = (l: LinkSpec, seen = 0): number => {
+    const lower = lowerLinkOf(l);
+    const d = lower === undefined ? undefined : desiredByName.get(lower);
+    return d && seen < 16 ? desiredDepth(d, seen + 1) + 1 : 0;
+  };
+  const masterDepth = (l: LinkSpec, seen = 0): number => {
+    const d = l.master ? desiredByName.get(l.master) : undefined;
+    return d && seen < 16 ? masterDepth(d, seen + 1) + 1 : 0;
+  };
+
+  for (const l of [...desired.links].sort((a, b) => desiredDepth(a) - desiredDepth(b))) {
+    const o = existing(l.name);
+    const mark = ownershipMark(owner, l.alias);
+    if (!o) {
+      creates.push({ op: 'link-add', spec: l });
+      if (l.sysctls?.addrGenMode !== undefined) genModes.push({ op: 'link-addrgenmode', name: l.name, mode: l.sysctls.addrGenMode });
+      const changes: LinkSetChanges = {
+        alias: mark,
+        ...(l.master ? { master: l.master } : {}),
+        ...(l.up ? { up: true } : {}),
+      };
+      sets.push({ op: 'link-set', name: l.name, changes });
+      if (l.kind === 'veth' && l.peer.netns === undefined) sets.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
+      if (l.port && hasAny(l.port)) ports.push({ op: 'port-set', name: l.name, flags: l.port });
+      for (const a of l.addresses ?? []) addrs.push({ op: 'addr-add', dev: l.name, address: a, replace: false });
+      const sys = withoutGenMode(l.sysctls);
+      if (sys) sysctls.push({ op: 'sysctl-set', dev: l.name, sysctls: sys });
+      continue;
+    }
+    // The master as it will be once deletions have run.
+    const observedMaster = o.spec.master !== null && gone.has(o.spec.master) ? null : o.spec.master;
+    const changes: { -readonly [K in keyof LinkSetChanges]: LinkSetChanges[K] } = {};
+    if (o.alias !== mark) changes.alias = mark;
+    if (l.mtu !== undefined && l.mtu !== o.spec.mtu) changes.mtu = l.mtu;
+    if (l.mac !== undefined && l.mac.toLowerCase() !== o.spec.mac?.toLowerCase()) changes.mac = l.mac;
+    if (l.master !== undefined && l.master !== observedMaster) changes.master = l.master;
+    if (l.up !== undefined && l.up !== o.spec.up) changes.up = l.up;
+    if (Object.keys(changes).length > 0) sets.push({ op: 'link-set', name: l.name, changes });
+    if (l.kind === 'veth' && l.peer.netns === undefined) {
+      const peer = existing(l.peer.name);
+      if (peer && peer.alias !== mark) sets.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
+    }
+
+    const observedGenMode = observed.sysctls?.get(l.name)?.addrGenMode;
+    if (l.sysctls?.addrGenMode !== undefined && l.sysctls.addrGenMode !== observedGenMode) {
+      genModes.push({ op: 'link-addrgenmode', name: l.name, mode: l.sysctls.addrGenMode });
+    }
+    if (l.port && hasAny(l.port)) {
+      // Enslaving (again) resets the port flags to the kernel defaults.
+      const flags = changes.master !== undefined || !o.port ? l.port : changedFlags(l.port, o.port);
+      if (hasAny(flags)) ports.push({ op: 'port-set', name: l.name, flags });
+    }
+    if (l.addresses) addrs.push(...planAddresses(l.name, l.addresses, o.addresses ?? [], deletes));
+    const sys = withoutGenMode(l.sysctls);
+    if (sys) {
+      const cur = observed.sysctls?.get(l.name);
+      const diff: { -readonly [K in keyof typeof sys]: (typeof sys)[K] } = {};
+      if (sys.arpAccept !== undefined && sys.arpAccept !== cur?.arpAccept) diff.arpAccept = sys.arpAccept;
+      if (sys.acceptDad !== undefined && sys.acceptDad !== cur?.acceptDad) diff.acceptDad = sys.acceptDad;
+      if (Object.keys(diff).length > 0) sysctls.push({ op: 'sysctl-set', dev: l.name, sysctls: diff });
+    }
+  }
+  // Masters are configured (and brought up) before the links enslaved to them.
+  const setOrder = (op: PlanOp): number => {
+    if (op.op !== 'link-set') return 0;
+    const d = desiredByName.get(op.name);
+    return d ? masterDepth(d) : 0;
+  };
+  sets.sort((a, b) => setOrder(a) - setOrder(b));
+
+  const newLinks = new Set(desired.links.filter((l) => !existing(l.name)).map((l) => l.name));
+  // Changing a link's mtu, mac or master makes the kernel flush its neighbour and FDB entries:
+  // those are written again after the change.
+  const flushed = new Set(newLinks);
+  for (const op of sets) if (op.op === 'link-set' && (op.changes.mtu !== undefined || op.changes.mac !== undefined || op.changes.master !== undefined)) flushed.add(op.name);
+  const routeOps = planRoutes(desired, observed, protocol, newLinks);
+  const neighOps = planNeighbours(desired, observed, flushed);
+  const fdbOps = planFdb(desired, observed, flushed);
+
+  const routeDeletes = routeOps.filter((o) => o.op === 'route-del');
+  const ops = [
+    ...routeDeletes,
+    ...deletes.filter((o) => o.op === 'addr-del'),
+    ...deletes.filter((o) => o.op === 'link-del'),
+    ...creates,
+    ...genModes,
+    ...sets,
+    ...ports,
+    ...addrs,
+    ...routeOps.filter((o) => o.op !== 'route-del'),
+    ...neighOps,
+    ...fdbOps,
+    ...sysctls,
+  ];
+  return { desired, options, scope: observeScopeOf(desired), ops };
+}
+
+function checkReferences(desired: DesiredState, observed: Map<string, ObservedLink>, byName: Map<string, DesiredLink>): void {
+  desired.links.forEach((l, i) => {
+    if (byName.has(l.name)) throw new InvalidDesiredStateError(`links[${i}].name`, `duplicate link ${l.name}`);
+    byName.set(l.name, l);
+  });
+  const known = (n: string): boolean => byName.has(n) || observed.has(n);
+  desired.links.forEach((l, i) => {
+    if (l.master && !known(l.master)) throw new InvalidDesiredStateError(`links[${i}].master`, `no link named ${l.master} (desired or existing)`);
+    if (l.master === l.name) throw new InvalidDesiredStateError(`links[${i}].master`, 'a link cannot be its own master');
+    const lower = lowerLinkOf(l);
+    if (lower !== undefined && !known(lower)) {
+      throw new InvalidDesiredStateError(`links[${i}].${l.kind === 'vxlan' ? 'dev' : 'parent'}`, `no link named ${lower} (desired or existing)`);
+    }
+    if (l.port && !l.master) throw new InvalidDesiredStateError(`links[${i}].port`, 'port flags need a bridge master');
+    if (l.kind === 'veth' && l.peer.netns === undefined && byName.has(l.peer.name)) {
+      throw new InvalidDesiredStateError(`links[${i}].peer.name`, `${l.peer.name} is also a desired link`);
+    }
+  });
+}
+
+const observedLowerOf = (spec: ObservedLinkSpec): string | undefined => (spec.kind === 'generic' ? undefined : lowerLinkOf(spec));
+
+function observedDepth(name: string, byName: Map<string, ObservedLink>, seen = 0): number {
+  const o = byName.get(name);
+  const lower = o ? observedLowerOf(o.spec) : undefined;
+  return lower !== undefined && byName.has(lower) && seen < 16 ? observedDepth(lower, byName, seen + 1) + 1 : 0;
+}
+
+const hasAny = (flags: BridgePortFlags): boolean => flags.learning !== undefined || flags.neighSuppress !== undefined || flags.hairpin !== undefined;
+
+function changedFlags(want: BridgePortFlags, have: Required<BridgePortFlags>): BridgePortFlags {
+  return {
+    ...(want.learning !== undefined && want.learning !== have.learning ? { learning: want.learning } : {}),
+    ...(want.neighSuppress !== undefined && want.neighSuppress !== have.neighSuppress ? { neighSuppress: want.neighSuppress } : {}),
+    ...(want.hairpin !== undefined && want.hairpin !== have.hairpin ? { hairpin: want.hairpin } : {}),
+  };
+}
+
+function withoutGenMode(s: InterfaceSysctls | undefined): Omit<InterfaceSysctls, 'addrGenMode'> | undefined {
+  if (!s || (s.arpAccept === undefined && s.acceptDad === undefined)) return undefined;
+  return {
+    ...(s.arpAccept === undefined ? {} : { arpAccept: s.arpAccept }),
+    ...(s.acceptDad === undefined ? {} : { acceptDad: s.acceptDad }),
+  };
+}
+
+// IPv6 link-local addresses are the kernel's (addr_gen_mode), not the desired state's.
+const isKernelLinkLocal = (a: { address: string; family: string }): boolean => a.family === 'inet6' && /^fe[89ab]/i.test(a.address);
+
+function planAddresses(dev: string, want: readonly AddressSpec[], have: readonly { address: string; family: string; nodad: boolean }[], deletes: PlanOp[]): PlanOp[] {
+  const out: PlanOp[] = [];
+  const haveByAddr = new Map(have.map((a) => [a.address, a]));
+  const wanted = new Set<string>();
+  for (const a of want) {
+    const key = canonicalCidr(a.address);
+    wanted.add(key);
+    const h = haveByAddr.get(key);
+    if (!h) out.push({ op: 'addr-add', dev, address: a, replace: false });
+    else if (a.nodad !== undefined && a.nodad !== h.nodad) out.push({ op: 'addr-add', dev, address: a, replace: true });
+  }
+  for (const h of have) {
+    if (!wanted.has(h.address) && !isKernelLinkLocal(h)) deletes.push({ op: 'addr-del', dev, address: { address: h.address } });
+  }
+  return out;
+}
+
+const routeKey = (table: number, dst: string, family: string): string => `${table}|${family}|${dst}`;
+
+function routeFamily(r: RouteSpec): 'inet' | 'inet6' {
+  if (r.dst === 'default') return r.family ?? (r.via?.includes(':') ? 'inet6' : 'inet');
+  return r.dst.includes(':') ? 'inet6' : 'inet';
+}
+
+function planRoutes(desired: DesiredState, observed: ObservedState, protocol: number, newLinks: Set<string>): PlanOp[] {
+  if (desired.routes === undefined) return [];
+  if (observed.routes === undefined) throw new InvalidDesiredStateError('routes', 'the observed state has no routes: observe with observeScopeOf(desired)');
+  const owned = observed.routes.filter((r) => r.protocol === String(protocol));
+  const have = new Map(owned.map((r) => [routeKey(r.table, r.dst, r.family), r]));
+  const out: PlanOp[] = [];
+  const wanted = new Set<string>();
+  for (const r of desired.routes) {
+    const dst = r.dst === 'default' ? 'default' : normaliseDst(canonicalCidr(r.dst));
+    const table = r.table ?? 254;
+    const key = routeKey(table, dst, routeFamily(r));
+    wanted.add(key);
+    const h = have.get(key);
+    const route: RouteSpec = { ...r, protocol };
+    if (!h || (r.dev !== undefined && newLinks.has(r.dev)) || routeDiffers(r, h)) {
+      // `replace` matches on metric: a route moving to another metric leaves the old one behind.
+      if (h && r.metric !== undefined && h.metric !== r.metric) out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
+      out.push({ op: 'route-replace', route });
+    }
+  }
+  for (const h of owned) {
+    if (!wanted.has(routeKey(h.table, h.dst, h.family))) out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
+  }
+  return out;
+}
+
+function routeDiffers(want: RouteSpec, have: ObservedRoute): boolean {
+  return (
+    (want.type ?? 'unicast') !== have.type ||
+    ((want.type ?? 'unicast') === 'unicast' && want.dev !== undefined && want.dev !== have.dev) ||
+    (want.via !== undefined && canonicalIp(want.via) !== have.via) ||
+    (want.src !== undefined && canonicalIp(want.src) !== have.src) ||
+    (want.metric !== undefined && want.metric !== have.metric)
+  );
+}
+
+function observedRouteSpec(h: ObservedRoute, protocol: number): RouteSpec {
+  const type = h.type === 'unicast' || h.type === 'blackhole' || h.type === 'unreachable' || h.type === 'prohibit' ? h.type : 'unicast';
+  return {
+    dst: h.dst,
+    ...(type === 'unicast' ? {} : { type }),
+    table: h.table,
+    ...(h.metric === undefined ? {} : { metric: h.metric }),
+    ...(h.dst === 'default' ? { family: h.family } : {}),
+    protocol,
+  } as RouteSpec;
+}
+
+function planNeighbours(desired: DesiredState, observed: ObservedState, newLinks: Set<string>): PlanOp[] {
+  const want = desired.neighbours ?? [];
+  if (want.length === 0) return [];
+  const have = new Map((observed.neighbours ?? []).map((n) => [`${n.dev}|${n.address}`, n]));
+  return want
+    .filter((n) => {
+      const h = have.get(`${n.dev}|${canonicalIp(n.address)}`);
+      return newLinks.has(n.dev) || !h || h.lladdr?.toLowerCase() !== n.lladdr.toLowerCase() || !h.state.includes(n.state ?? 'permanent');
+    })
+    .map((neigh) => ({ op: 'neigh-replace', neigh }));
+}
+
+function planFdb(desired: DesiredState, observed: ObservedState, newLinks: Set<string>): PlanOp[] {
+  const want = desired.fdb ?? [];
+  if (want.length === 0) return [];
+  const have = new Set((observed.fdb ?? []).map((f) => `${f.dev}|${f.mac}|${f.dst ?? ''}|${f.self ? 'self' : 'master'}`));
+  return want
+    .filter((f) => {
+      const self = f.self ?? f.dst !== undefined;
+      return newLinks.has(f.dev) || !have.has(`${f.dev}|${f.mac.toLowerCase()}|${f.dst === undefined ? '' : canonicalIp(f.dst)}|${self ? 'self' : 'master'}`);
+    })
+    .map((entry) => ({ op: 'fdb-add', entry }));
+}
+
+/** Which program runs an operation, with its arguments (a batch line for `ip` and `bridge`). */
+export type EncodedOp = { readonly tool: 'ip' | 'bridge'; readonly args: readonly string[] } | { readonly tool: 'sysctl'; readonly assignments: readonly string[] };
+
+const onOffArgs = (c: LinkSetChanges): string[] => [
+  ...(c.alias === undefined ? [] : ['alias', c.alias]),
+  ...(c.mtu === undefined ? [] : ['mtu', String(c.mtu)]),
+  ...(c.mac === undefined ? [] : ['address', c.mac]),
+  ...(c.master === undefined ? [] : c.master === null ? ['nomaster'] : ['master', c.master]),
+  ...(c.up === undefined ? [] : [c.up ? 'up' : 'down']),
+];
+
+/** The iproute2 arguments of an operation. Pure. */
+export function encodeOp(op: PlanOp): EncodedOp {
+  switch (op.op) {
+    case 'route-del':
+      return { tool: 'ip', args: routeArgs('del', op.route) };
+    case 'route-replace':
+      return { tool: 'ip', args: routeArgs('replace', op.route) };
+    case 'addr-del':
+      return { tool: 'ip', args: addrArgs('del', op.dev, op.address) };
+    case 'addr-add':
+      return { tool: 'ip', args: addrArgs(op.replace ? 'replace' : 'add', op.dev, op.address) };
+    case 'link-del':
+      return { tool: 'ip', args: ['link', 'del', 'dev', op.name] };
+    case 'link-add':
+      return { tool: 'ip', args: linkAddArgs(op.spec) };
+    case 'link-addrgenmode':
+      return { tool: 'ip', args: ['link', 'set', 'dev', op.name, 'addrgenmode', op.mode] };
+    case 'link-set':
+      return { tool: 'ip', args: ['link', 'set', 'dev', op.name, ...onOffArgs(op.changes)] };
+    case 'port-set':
+      return { tool: 'ip', args: ['link', 'set', 'dev', op.name, ...bridgePortArgs(op.flags)] };
+    case 'neigh-replace':
+      return { tool: 'ip', args: neighArgs('replace', op.neigh) };
+    case 'fdb-add':
+      return { tool: 'bridge', args: fdbArgs('add', op.entry) };
+    case 'sysctl-set': {
+      const a: string[] = [];
+      if (op.sysctls.arpAccept !== undefined) a.push(`net/ipv4/conf/${op.dev}/arp_accept=${op.sysctls.arpAccept}`);
+      if (op.sysctls.acceptDad !== undefined) a.push(`net/ipv6/conf/${op.dev}/accept_dad=${op.sysctls.acceptDad}`);
+      return { tool: 'sysctl', assignments: a };
+    }
+  }
+}
+
+/** A plan as text, one command per line (`ip ...`, `bridge ...`, `sysctl -w ...`): what `--dry-run` prints. */
+export function formatPlan(p: Plan): string[] {
+  return p.ops.map((op) => {
+    const e = encodeOp(op);
+    return e.tool === 'sysctl' ? `sysctl -w ${e.assignments.join(' ')}` : `${e.tool} ${batchLine(e.args)}`;
+  });
+}
