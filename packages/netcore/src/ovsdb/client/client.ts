@@ -195,6 +195,8 @@ class Client implements OvsdbClient {
 
   async call(method: string, params: unknown, options: RequestOptions = {}): Promise<unknown> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    if (this.state === 'connected' && this.conn && !this.conn.isClosed) return this.conn.request(method, params, timeoutMs);
+    // Waiting for a reconnect counts against the request's timeout.
     const started = Date.now();
     const conn = await this.connection(timeoutMs);
     return conn.request(method, params, Math.max(1, timeoutMs - (Date.now() - started)));

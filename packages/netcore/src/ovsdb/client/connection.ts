@@ -118,21 +118,14 @@ export class RpcConnection {
 
   private onData(chunk: Buffer): void {
     if (this.closed) return;
-    let messages: unknown[];
     try {
-      messages = this.decoder.push(chunk);
+      this.decoder.push(chunk, (m) => {
+        if (!this.closed) this.dispatch(m);
+      });
     } catch (e) {
       // The byte stream cannot be resynchronised after garbage: drop the connection.
       this.logger.error({ endpoint: this.endpoint, err: e }, 'ovsdb: malformed data from the server, closing the connection');
       this.shutdown(e as Error);
-      return;
-    }
-    for (const m of messages) {
-      try {
-        this.dispatch(m);
-      } catch (e) {
-        this.logger.error({ endpoint: this.endpoint, err: e }, 'ovsdb: failed to handle a message from the server');
-      }
     }
   }
 
@@ -146,7 +139,13 @@ export class RpcConnection {
       if (msg.method === 'echo' && msg.id !== undefined && msg.id !== null) {
         this.send({ id: msg.id, result: msg.params ?? [], error: null });
       } else {
-        this.handlers.onNotification(msg.method, msg.params);
+        try {
+          this.handlers.onNotification(msg.method, msg.params);
+        } catch (e) {
+          // A notification the cache cannot apply leaves it out of step with the server: start over.
+          this.logger.error({ endpoint: this.endpoint, err: e, method: msg.method }, 'ovsdb: cannot apply a notification, closing the connection');
+          this.shutdown(e instanceof Error ? e : new OvsdbProtocolError(String(e)));
+        }
       }
       return;
     }

@@ -23,11 +23,11 @@ export class JsonStreamDecoder {
   private escaped = false;
 
   /**
-   * Feeds one chunk and returns the values it completed. Throws {@link OvsdbProtocolError} on
-   * anything that is not a JSON object or array; the decoder is unusable afterwards.
+   * Feeds one chunk and calls `onValue` for each value it completes, in order. Throws
+   * {@link OvsdbProtocolError} on anything that is not a JSON object or array (after handing
+   * over the values before it); the decoder is unusable afterwards.
    */
-  push(chunk: Buffer): unknown[] {
-    const values: unknown[] = [];
+  push(chunk: Buffer, onValue: (value: unknown) => void): void {
     let start = this.depth > 0 ? 0 : -1;
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i]!;
@@ -54,13 +54,12 @@ export class JsonStreamDecoder {
           const piece = chunk.subarray(start, i + 1);
           const text = this.pending.length === 0 ? piece : Buffer.concat([...this.pending, piece]);
           this.pending = [];
-          values.push(parse(text));
+          onValue(parse(text));
           start = -1;
         }
       }
     }
     if (this.depth > 0 && start >= 0) this.pending.push(chunk.subarray(start));
-    return values;
   }
 
   /** Whether a value has started but not finished (bytes would be lost if the stream ended now). */

@@ -1,0 +1,151 @@
+// The client against a fake ovsdb-server on a unix socket: what it does when the server
+// misbehaves. (The real server is exercised by ovsdb.host.test.ts.)
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JsonStreamDecoder } from '../wire/index.js';
+import { where } from '../ops/index.js';
+import { connectOvsdb } from './client.js';
+
+interface Request {
+  readonly id: unknown;
+  readonly method: string;
+  readonly params: unknown;
+}
+
+let dir: string;
+let server: Server | undefined;
+const sockets = new Set<Socket>();
+
+/** Stops the fake server and drops its connections (server.close alone waits for them). */
+async function stopServer(): Promise<void> {
+  for (const s of sockets) s.destroy();
+  sockets.clear();
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = undefined;
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fabrik-ovsdb-fake-'));
+});
+afterEach(async () => {
+  await stopServer();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts a fake server; `onRequest` answers each request (by writing to the socket) or not. */
+async function fakeServer(onRequest: (req: Request, socket: Socket) => void, onConnect?: (socket: Socket) => void): Promise<string> {
+  const path = join(dir, 'db.sock');
+  server = createServer((socket) => {
+    const decoder = new JsonStreamDecoder();
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('data', (chunk) => decoder.push(chunk, (m) => onRequest(m as Request, socket)));
+    onConnect?.(socket);
+  });
+  await new Promise<void>((r) => server!.listen(path, r));
+  return `unix:${path}`;
+}
+
+const SELECT = where('Bridge').select('name');
+
+describe('OVSDB client against a misbehaving server', () => {
+  it('an endpoint nobody listens on is an OvsdbConnectionError', async () => {
+    await expect(connectOvsdb(`unix:${join(dir, 'nothing.sock')}`)).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
+    await expect(connectOvsdb('tcp:127.0.0.1:1', { timeoutMs: 2000 })).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
+  });
+
+  it('rejects endpoints it cannot parse, naming the field', async () => {
+    for (const e of ['unix:', 'tcp:host', 'tcp:host:99999', 'ssl:1.2.3.4:6640', '/run/db.sock']) {
+      await expect(connectOvsdb(e)).rejects.toMatchObject({ code: 'OVSDB_INVALID_INPUT', field: 'endpoint' });
+    }
+  });
+
+  it('garbage from the server fails the pending request with OvsdbProtocolError and closes the client', async () => {
+    const endpoint = await fakeServer((_req, socket) => socket.write('<html>not json</html>'));
+    const client = await connectOvsdb(endpoint);
+    await expect(client.transact(SELECT)).rejects.toMatchObject({ code: 'OVSDB_PROTOCOL' });
+    expect(client.state).toBe('closed');
+    await expect(client.transact(SELECT)).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
+    await client.close();
+  });
+
+  it('a reply of the wrong shape is an OvsdbProtocolError; a JSON-RPC error an OvsdbRpcError', async () => {
+    const endpoint = await fakeServer((req, socket) => {
+      if (req.method === 'transact') socket.write(JSON.stringify({ id: req.id, result: { not: 'an array' }, error: null }));
+      else socket.write(JSON.stringify({ id: req.id, result: null, error: { error: 'unknown method', details: 'no such thing' } }));
+    });
+    const client = await connectOvsdb(endpoint);
+    await expect(client.transact(SELECT)).rejects.toMatchObject({ code: 'OVSDB_PROTOCOL' });
+    await expect(client.call('nonsense', [])).rejects.toMatchObject({ code: 'OVSDB_RPC', message: 'nonsense: unknown method: no such thing' });
+    // The connection stays usable after well-formed but wrong replies.
+    expect(client.state).toBe('connected');
+    await client.close();
+  });
+
+  it('a server that never answers gives OvsdbTimeoutError after the request timeout', async () => {
+    const endpoint = await fakeServer(() => {});
+    const client = await connectOvsdb(endpoint, { timeoutMs: 200 });
+    const started = Date.now();
+    await expect(client.transact(SELECT)).rejects.toMatchObject({ code: 'OVSDB_TIMEOUT', timeoutMs: 200 });
+    await expect(client.transact(SELECT, { timeoutMs: 50 })).rejects.toMatchObject({ code: 'OVSDB_TIMEOUT', timeoutMs: 50 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    await client.close();
+  });
+
+  it('a socket the server closes fails pending and later requests with OvsdbConnectionError', async () => {
+    const endpoint = await fakeServer((_req, socket) => socket.destroy());
+    const client = await connectOvsdb(endpoint);
+    await expect(client.transact(SELECT)).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
+    await expect(client.transact(SELECT)).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
+    await client.close();
+  });
+
+  it('answers the server echo and reads replies split byte by byte', async () => {
+    const echoed: unknown[] = [];
+    const endpoint = await fakeServer(
+      (req, socket) => {
+        if (req.method === undefined) {
+          echoed.push(req);
+          return;
+        }
+        const reply = Buffer.from(JSON.stringify({ id: req.id, result: [{ rows: [{ name: 'brü' }] }], error: null }));
+        for (const byte of reply) socket.write(Buffer.from([byte]));
+      },
+      (socket) => socket.write(JSON.stringify({ id: 'echo-1', method: 'echo', params: ['hello'] })),
+    );
+    const client = await connectOvsdb(endpoint);
+    const [result] = await client.transact(SELECT);
+    expect(result?.rows).toEqual([{ name: 'brü' }]);
+    expect(echoed).toEqual([{ id: 'echo-1', result: ['hello'], error: null }]);
+    await client.close();
+    await expect(client.transact(SELECT)).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
+  });
+
+  it('with reconnect, a request made while the server is gone waits for it and then fails typed', async () => {
+    let connections = 0;
+    const endpoint = await fakeServer(
+      (req, socket) => socket.write(JSON.stringify({ id: req.id, result: [{ rows: [] }], error: null })),
+      (socket) => {
+        connections++;
+        if (connections === 1) setTimeout(() => socket.destroy(), 20);
+      },
+    );
+    const client = await connectOvsdb(endpoint, { reconnect: { initialDelayMs: 10, maxDelayMs: 50 }, timeoutMs: 2000 });
+    const states: string[] = [];
+    client.onStateChange((s) => states.push(s));
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(client.transact(SELECT)).resolves.toEqual([{ rows: [] }]);
+    expect(connections).toBe(2);
+    expect(states).toEqual(['reconnecting', 'connected']);
+    // Now nothing listens any more: a request waits for the reconnect, then fails typed, not hangs.
+    await stopServer();
+    await new Promise((r) => setTimeout(r, 20));
+    await expect(client.transact(SELECT, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
+    expect(states.at(-1)).toBe('reconnecting');
+    await client.close();
+    expect(states.at(-1)).toBe('closed');
+  });
+});
