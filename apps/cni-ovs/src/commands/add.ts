@@ -3,7 +3,7 @@ import { resolveBridge } from '../default-bridge.js';
 import { execIpam, type IpamCall } from '../ipam.js';
 import { writeAttachment } from '../cache.js';
 import { hostVethAlias, hostVethName, randomMac } from '../names.js';
-import { PortIds, OWNER, vlanSettings } from '../ovs.js';
+import { PortIds, vlanSettings } from '../ovs.js';
 import { assertNetnsExists, configurePodInterface, hostLinkDel, vethAdd } from '../pod-interface.js';
 import { Rollback } from '../rollback.js';
 import { CniError, CniErrorCode, type CmdArgs, type CniIpConfig, type CniResult } from '../skel/index.js';
@@ -56,7 +56,6 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
         name: hostName,
         vlan: vlanSettings(conf),
         externalIds: {
-          [PortIds.owner]: OWNER,
           [PortIds.network]: conf.name,
           [PortIds.containerId]: args.containerId,
           [PortIds.ifname]: args.ifname,

@@ -1,0 +1,327 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
+import { runCommand } from '@fabrik/netcore';
+import { SPEC_VERSIONS, specHas } from './skel/index.js';
+import { hostVethName } from './names.js';
+import { cnitool, createPluginSandbox, execPlugin, hostVeths, leasedIps, writeConflist, type PluginSandbox } from '../test/harness.js';
+
+// libcni 1.1 (cnitool) speaks up to 1.0.0; 1.1.0 is exercised by executing the plugin directly.
+const LIBCNI_VERSIONS = SPEC_VERSIONS.filter((v) => v !== '1.1.0');
+
+let sb: PluginSandbox;
+let ovs: OvsInstance;
+const bridge = uniqueName('brc');
+const namespaces: TempNetns[] = [];
+
+beforeAll(async () => {
+  sb = await createPluginSandbox();
+  ovs = await startOvs();
+  await ovs.addBridge(bridge);
+});
+
+afterAll(async () => {
+  for (const ns of namespaces) await ns.destroy();
+  await ovs?.stop();
+  await sb?.remove();
+});
+
+async function netns(): Promise<TempNetns> {
+  const ns = await createTempNetns('fcni-');
+  namespaces.push(ns);
+  return ns;
+}
+
+function netConf(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    type: 'fabrik-ovs',
+    bridge,
+    vlan: 100,
+    mtu: 1400,
+    ovsdbSocket: ovs.endpoint,
+    cacheDir: sb.cacheDir,
+    ipam: { type: 'host-local', subnet: '10.99.0.0/24', gateway: '10.99.0.1', routes: [{ dst: '10.98.0.0/16' }], dataDir: sb.ipamDataDir },
+    ...extra,
+  };
+}
+
+async function portRow(name: string): Promise<Record<string, string> | undefined> {
+  const out = await ovs.vsctl('--format=json', '--columns=name,tag,trunks,vlan_mode,external_ids', 'find', 'Port', `name=${name}`);
+  const rows = (JSON.parse(out) as { data: unknown[][] }).data;
+  const row = rows[0];
+  if (!row) return undefined;
+  const map = (cell: unknown) => Object.fromEntries(((cell as [string, Array<[string, string]>])[1] ?? []).map(([k, v]) => [k, v]));
+  const tag = row[1];
+  return { name: String(row[0]), tag: typeof tag === 'number' ? String(tag) : '', vlan_mode: JSON.stringify(row[3]), trunks: JSON.stringify(row[2]), ...map(row[4]) };
+}
+
+async function podAddrs(ns: TempNetns, ifname: string): Promise<{ mac: string; mtu: number; addrs: string[] }> {
+  const [l] = JSON.parse(await ns.ip('-j', 'addr', 'show', 'dev', ifname)) as Array<{ address: string; mtu: number; addr_info: Array<{ local: string; prefixlen: number }> }>;
+  return { mac: l?.address ?? '', mtu: l?.mtu ?? 0, addrs: (l?.addr_info ?? []).map((a) => `${a.local}/${a.prefixlen}`) };
+}
+
+async function cacheFiles(): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isDirectory()) await walk(join(dir, e.name));
+      else out.push(join(dir, e.name));
+    }
+  };
+  await walk(sb.cacheDir);
+  return out;
+}
+
+describe.each(LIBCNI_VERSIONS)('through libcni [%s]', (version) => {
+  it(`[${version}] ADD, ${specHas(version, 'check') ? 'CHECK, ' : ''}DEL with cnitool`, async () => {
+    const net = uniqueName('lc');
+    await writeConflist(sb, net, version, netConf(net));
+    const ns = await netns();
+    const result = JSON.parse(await cnitool(sb, 'add', net, ns.path)) as {
+      cniVersion: string;
+      interfaces: Array<{ name: string; mac: string; sandbox?: string }>;
+      ips: Array<{ address: string; interface: number; version?: string }>;
+    };
+    expect(result.cniVersion).toBe(version);
+    const podIndex = result.interfaces.findIndex((i) => i.sandbox === ns.path);
+    expect(result.interfaces[podIndex]?.name).toBe('net1');
+    expect(result.ips[0]?.interface).toBe(podIndex);
+    expect(result.ips[0]?.version).toBe(version.startsWith('0.') ? '4' : undefined);
+    const hostIf = result.interfaces.find((i) => !i.sandbox)?.name ?? '';
+    expect(hostIf).toMatch(/^fovs[0-9a-f]{11}$/);
+
+    const row = await portRow(hostIf);
+    expect(row).toMatchObject({ tag: '100', 'fabrik-owner': 'cni-ovs', 'fabrik-cni-network': net, 'fabrik-cni-ifname': 'net1', 'fabrik-cni-netns': ns.path });
+    const pod = await podAddrs(ns, 'net1');
+    expect(pod.addrs).toContain(result.ips[0]?.address);
+    expect(pod.mtu).toBe(1400);
+    expect(pod.mac).toBe(result.interfaces[podIndex]?.mac);
+    expect(await ns.ip('route', 'show', '10.98.0.0/16')).toContain('via 10.99.0.1 dev net1');
+    expect(await leasedIps(sb, net)).toHaveLength(1);
+
+    if (specHas(version, 'check')) {
+      await cnitool(sb, 'check', net, ns.path);
+      // CHECK notices a port whose VLAN no longer matches the config.
+      await ovs.vsctl('set', 'Port', hostIf, 'tag=101');
+      await expect(cnitool(sb, 'check', net, ns.path)).rejects.toThrow(/tag=101/);
+      await ovs.vsctl('set', 'Port', hostIf, 'tag=100');
+    }
+
+    await cnitool(sb, 'del', net, ns.path);
+    expect(await portRow(hostIf)).toBeUndefined();
+    expect(await hostVeths()).not.toContain(hostIf);
+    expect(await leasedIps(sb, net)).toEqual([]);
+    expect((await cacheFiles()).filter((f) => f.includes(`/${net}/`))).toEqual([]);
+    // DEL is idempotent.
+    await cnitool(sb, 'del', net, ns.path);
+  });
+});
+
+describe('spec 1.1.0 by direct execution', () => {
+  it('[1.1.0] ADD, CHECK, DEL; the result has 1.1.0 fields', async () => {
+    const net = uniqueName('d');
+    const conf = { cniVersion: '1.1.0', ...netConf(net, { vlan: 0, trunk: [{ id: 10 }, { minID: 20, maxID: 21 }] }) };
+    const ns = await netns();
+    const opts = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1' };
+    const add = await execPlugin(sb, 'ADD', conf, opts);
+    expect(add.code, JSON.stringify(add.out)).toBe(0);
+    expect(add.out).toMatchObject({ cniVersion: '1.1.0', interfaces: [{ mtu: 1400 }, { name: 'net1', mtu: 1400, sandbox: ns.path }], ips: [{ interface: 1, gateway: '10.99.0.1' }] });
+    const hostIf = hostVethName(opts.containerId, 'net1');
+    expect(await portRow(hostIf)).toMatchObject({ tag: '', trunks: JSON.stringify(['set', [10, 20, 21]]), vlan_mode: '"trunk"' });
+    const check = await execPlugin(sb, 'CHECK', { ...conf, prevResult: add.out }, opts);
+    expect(check.code, JSON.stringify(check.out)).toBe(0);
+    // CHECK fails when the Pod lost its address.
+    const ip = (add.out?.['ips'] as Array<{ address: string }>)[0]?.address ?? '';
+    await ns.ip('addr', 'del', ip, 'dev', 'net1');
+    expect((await execPlugin(sb, 'CHECK', { ...conf, prevResult: add.out }, opts)).out).toMatchObject({ code: 101 });
+    expect((await execPlugin(sb, 'DEL', conf, opts)).code).toBe(0);
+    expect(await portRow(hostIf)).toBeUndefined();
+    expect(await leasedIps(sb, net)).toEqual([]);
+  });
+
+  it('honours CNI_ARGS MAC/IP and runtimeConfig (runtimeConfig wins) with static IPAM', async () => {
+    const net = uniqueName('s');
+    const conf = { cniVersion: '1.0.0', ...netConf(net, { ipam: { type: 'static' } }) };
+    const ns = await netns();
+    const opts = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net2', args: 'IgnoreUnknown=1;FOO=bar;MAC=02:aa:00:00:00:01;IP=10.77.0.5/24;K8S_POD_NAME=web;K8S_POD_NAMESPACE=prod' };
+    const add = await execPlugin(sb, 'ADD', conf, opts);
+    expect(add.code, JSON.stringify(add.out)).toBe(0);
+    expect(await podAddrs(ns, 'net2')).toMatchObject({ mac: '02:aa:00:00:00:01', addrs: expect.arrayContaining(['10.77.0.5/24']) });
+    expect(await portRow(hostVethName(opts.containerId, 'net2'))).toMatchObject({ 'k8s-pod-name': 'web', 'k8s-pod-namespace': 'prod' });
+    expect((await execPlugin(sb, 'DEL', conf, opts)).code).toBe(0);
+
+    const ns2 = await netns();
+    const opts2 = { ...opts, containerId: uniqueName('c'), netns: ns2.path };
+    const withRuntime = { ...conf, runtimeConfig: { mac: '02:bb:00:00:00:02', ips: ['10.77.0.9/24'] } };
+    expect((await execPlugin(sb, 'ADD', withRuntime, opts2)).code).toBe(0);
+    const second = await podAddrs(ns2, 'net2');
+    expect(second).toMatchObject({ mac: '02:bb:00:00:00:02', addrs: expect.arrayContaining(['10.77.0.9/24']) });
+    expect(second.addrs).not.toContain('10.77.0.5/24');
+    expect((await execPlugin(sb, 'DEL', withRuntime, opts2)).code).toBe(0);
+  });
+
+  it('takes the bridge from the host agent config when the net conf has none', async () => {
+    const net = uniqueName('h');
+    const agentConfig = join(sb.dir, 'agent-host.yaml');
+    await writeFile(agentConfig, `secondaryNetwork:\n  ovsBridges:\n    - bridgeName: ${bridge}\n      physicalInterfaces: []\n    - bridgeName: br-other\n`);
+    const { bridge: _b, ...noBridge } = netConf(net);
+    const conf = { cniVersion: '1.0.0', ...noBridge };
+    const ns = await netns();
+    const opts = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1', env: { FABRIK_AGENT_HOST_CONFIG: agentConfig } };
+    const add = await execPlugin(sb, 'ADD', conf, opts);
+    expect(add.code, JSON.stringify(add.out)).toBe(0);
+    expect((await ovs.vsctl('port-to-br', hostVethName(opts.containerId, 'net1'))).trim()).toBe(bridge);
+    expect((await execPlugin(sb, 'DEL', conf, opts)).code).toBe(0);
+    // Without either, ADD names the missing field.
+    const missing = await execPlugin(sb, 'ADD', conf, { ...opts, env: { FABRIK_AGENT_HOST_CONFIG: join(sb.dir, 'nope.yaml') } });
+    expect(missing.out).toMatchObject({ code: 7 });
+    expect(String(missing.out?.['msg'])).toContain('bridge');
+  });
+});
+
+describe('DEL', () => {
+  it('succeeds without netns, without cache, after the netns is gone, and releases the IP', async () => {
+    const net = uniqueName('del');
+    const conf = { cniVersion: '1.0.0', ...netConf(net) };
+    const ns = await netns();
+    const opts = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1' };
+    expect((await execPlugin(sb, 'ADD', conf, opts)).code).toBe(0);
+    const hostIf = hostVethName(opts.containerId, 'net1');
+    await runCommand('rm', ['-rf', join(sb.cacheDir, net)]);
+    await ns.destroy();
+    const del = await execPlugin(sb, 'DEL', conf, { ...opts, netns: '' });
+    expect(del.code, JSON.stringify(del.out)).toBe(0);
+    expect(await portRow(hostIf)).toBeUndefined();
+    expect(await hostVeths()).not.toContain(hostIf);
+    expect(await leasedIps(sb, net)).toEqual([]);
+    expect((await execPlugin(sb, 'DEL', conf, { ...opts, netns: '' })).code).toBe(0);
+  });
+});
+
+describe('GC and STATUS', () => {
+  it('GC removes attachments that are not valid and releases their IPs', async () => {
+    const net = uniqueName('gc');
+    const conf = { cniVersion: '1.1.0', ...netConf(net) };
+    const a = { containerId: uniqueName('ca'), netns: (await netns()).path, ifname: 'net1' };
+    const b = { containerId: uniqueName('cb'), netns: (await netns()).path, ifname: 'net1' };
+    expect((await execPlugin(sb, 'ADD', conf, a)).code).toBe(0);
+    expect((await execPlugin(sb, 'ADD', conf, b)).code).toBe(0);
+    expect(await leasedIps(sb, net)).toHaveLength(2);
+    const gc = await execPlugin(sb, 'GC', { ...conf, 'cni.dev/valid-attachments': [{ containerID: a.containerId, ifname: 'net1' }] });
+    expect(gc.code, JSON.stringify(gc.out)).toBe(0);
+    expect(await portRow(hostVethName(a.containerId, 'net1'))).toBeDefined();
+    expect(await portRow(hostVethName(b.containerId, 'net1'))).toBeUndefined();
+    expect(await hostVeths()).not.toContain(hostVethName(b.containerId, 'net1'));
+    expect(await leasedIps(sb, net)).toHaveLength(1);
+    expect((await execPlugin(sb, 'GC', { ...conf, 'cni.dev/valid-attachments': [] })).code).toBe(0);
+    expect(await portRow(hostVethName(a.containerId, 'net1'))).toBeUndefined();
+    expect(await leasedIps(sb, net)).toEqual([]);
+    expect((await cacheFiles()).filter((f) => f.includes(`/${net}/`))).toEqual([]);
+  });
+
+  it('STATUS succeeds when OVSDB and the bridge are there, else code 50', async () => {
+    const conf = { cniVersion: '1.1.0', ...netConf(uniqueName('st')) };
+    expect((await execPlugin(sb, 'STATUS', conf)).code).toBe(0);
+    expect((await execPlugin(sb, 'STATUS', { ...conf, bridge: 'br-missing' })).out).toMatchObject({ code: 50 });
+    expect((await execPlugin(sb, 'STATUS', { ...conf, ovsdbSocket: `unix:${sb.dir}/no.sock` })).out).toMatchObject({ code: 50 });
+  });
+});
+
+describe('failures leave nothing behind', () => {
+  async function expectClean(net: string, containerId: string) {
+    expect(await hostVeths()).not.toContain(hostVethName(containerId, 'net1'));
+    expect(await portRow(hostVethName(containerId, 'net1'))).toBeUndefined();
+    expect(await leasedIps(sb, net)).toEqual([]);
+    expect((await cacheFiles()).filter((f) => f.includes(`/${net}/`))).toEqual([]);
+  }
+
+  it.each([
+    ['vlan out of range', { vlan: 4095 }, 7, 'vlan'],
+    ['trunk range reversed', { trunk: [{ minID: 30, maxID: 20 }] }, 7, 'trunk'],
+    ['bridge name too long', { bridge: 'bridge-name-way-too-long' }, 7, 'bridge'],
+    ['unknown IPAM plugin', { ipam: { type: 'no-such-ipam' } }, 7, 'ipam.type'],
+    ['bad MAC', { runtimeConfig: { mac: 'zz' } }, 7, 'runtimeConfig.mac'],
+    ['MTU too small', { mtu: 20 }, 7, 'mtu'],
+  ])('%s %j: code %i naming %s', async (_what, patch, code, field) => {
+    const net = uniqueName('bad');
+    const ns = await netns();
+    const containerId = uniqueName('c');
+    const r = await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(net), ...patch }, { containerId, netns: ns.path, ifname: 'net1' });
+    expect(r.code).toBe(1);
+    expect(r.out).toMatchObject({ code });
+    expect(String(r.out?.['msg'])).toContain(field);
+    await expectClean(net, containerId);
+  });
+
+  it('an undecodable config is code 6', async () => {
+    const ns = await netns();
+    const r = await execPlugin(sb, 'ADD', '{"cniVersion": "1.0.0", ', { containerId: 'x1', netns: ns.path, ifname: 'net1' });
+    expect(r.out).toMatchObject({ code: 6 });
+  });
+
+  it('a missing CNI_NETNS file is code 4', async () => {
+    const r = await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(uniqueName('e')) }, { containerId: 'x2', netns: '/run/netns/does-not-exist', ifname: 'net1' });
+    expect(r.out).toMatchObject({ code: 4 });
+  });
+
+  it('a bridge that does not exist fails ADD and rolls back the veth and the IP', async () => {
+    const net = uniqueName('nb');
+    const ns = await netns();
+    const containerId = uniqueName('c');
+    const r = await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(net), bridge: 'br-nothere' }, { containerId, netns: ns.path, ifname: 'net1' });
+    expect(r.code).toBe(1);
+    await expectClean(net, containerId);
+    expect(JSON.parse(await ns.ip('-j', 'link', 'show')).map((l: { ifname: string }) => l.ifname)).toEqual(['lo']);
+  });
+
+  it('an IPAM failure (exhausted range) rolls back port and veth', async () => {
+    const net = uniqueName('ex');
+    const ipam = { type: 'host-local', ranges: [[{ subnet: '10.97.0.0/30' }]], dataDir: sb.ipamDataDir };
+    const first = { containerId: uniqueName('c'), netns: (await netns()).path, ifname: 'net1' };
+    expect((await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(net), ipam }, first)).code).toBe(0);
+    const ns = await netns();
+    const containerId = uniqueName('c');
+    const r = await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(net), ipam }, { containerId, netns: ns.path, ifname: 'net1' });
+    expect(r.code).toBe(1);
+    expect(await hostVeths()).not.toContain(hostVethName(containerId, 'net1'));
+    expect(await portRow(hostVethName(containerId, 'net1'))).toBeUndefined();
+    expect((await execPlugin(sb, 'DEL', { cniVersion: '1.0.0', ...netConf(net), ipam }, first)).code).toBe(0);
+    expect(await leasedIps(sb, net)).toEqual([]);
+  });
+
+  it('OVSDB down: ADD is code 11 and leaves no veth and no IP', async () => {
+    const net = uniqueName('down');
+    const ns = await netns();
+    const containerId = uniqueName('c');
+    const r = await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(net), ovsdbSocket: `unix:${sb.dir}/down.sock` }, { containerId, netns: ns.path, ifname: 'net1' });
+    expect(r.out).toMatchObject({ code: 11 });
+    await expectClean(net, containerId);
+  });
+});
+
+describe('50 concurrent attachments', () => {
+  it('50 parallel ADDs then DELs leave no port, veth or IP', async () => {
+    const net = uniqueName('par');
+    const conf = { cniVersion: '1.0.0', ...netConf(net, { ipam: { type: 'host-local', subnet: '10.96.0.0/24', dataDir: sb.ipamDataDir } }) };
+    const pods = await Promise.all(Array.from({ length: 50 }, async () => ({ containerId: uniqueName('p'), netns: (await netns()).path, ifname: 'net1' })));
+    const adds = await Promise.all(pods.map((p) => execPlugin(sb, 'ADD', conf, p)));
+    expect(adds.filter((r) => r.code !== 0).map((r) => r.out)).toEqual([]);
+    expect(new Set(adds.map((r) => (r.out?.['ips'] as Array<{ address: string }>)[0]?.address)).size).toBe(50);
+    expect(await leasedIps(sb, net)).toHaveLength(50);
+    const dels = await Promise.all(pods.map((p) => execPlugin(sb, 'DEL', conf, p)));
+    expect(dels.filter((r) => r.code !== 0).map((r) => r.out)).toEqual([]);
+    const veths = await hostVeths();
+    expect(pods.filter((p) => veths.includes(hostVethName(p.containerId, 'net1')))).toEqual([]);
+    const ports = (await ovs.vsctl('--format=json', '--columns=name', 'find', 'Port', `external_ids:fabrik-cni-network=${net}`)).trim();
+    expect((JSON.parse(ports) as { data: unknown[] }).data).toEqual([]);
+    expect(await leasedIps(sb, net)).toEqual([]);
+  }, 180_000);
+});

@@ -1,0 +1,83 @@
+import {
+  connectOvsdb,
+  addPort,
+  deletePort,
+  findPorts,
+  waitForOfport,
+  where,
+  selectedRows,
+  isOvsdbConnectionError,
+  isOvsdbTimeoutError,
+  isOvsInterfaceError,
+  isOvsdbOwnershipError,
+  isOvsdbNotFoundError,
+} from '@fabrik/netcore/ovsdb';
+import type { NetConf } from './config.js';
+import { PluginErrorCode } from './codes.js';
+import { OWNER, PortIds, type AttachedPort, type OvsSession } from './ovs.js';
+import { CniError, CniErrorCode } from './skel/index.js';
+
+/**
+ * Opens a session on the OVSDB of `conf.ovsdbSocket` with netcore's RFC 7047 client (one
+ * connection per invocation, no monitor: the plugin only reads what it needs). Rows are created
+ * with `fabrik-owner=cni-ovs`; netcore refuses to change or delete rows without an owner mark.
+ */
+export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
+  const client = await mapOvsErrors(conf, () => connectOvsdb(conf.ovsdbSocket, { timeoutMs: conf.ovsdbTimeoutMs, reconnect: false }));
+  const call = <T>(fn: () => Promise<T>) => mapOvsErrors(conf, fn);
+  return {
+    addPort: async ({ bridge, name, vlan, externalIds }) => {
+      await call(() =>
+        addPort(client, {
+          bridge,
+          name,
+          owner: OWNER,
+          ...(vlan.tag !== undefined ? { tag: vlan.tag } : {}),
+          ...(vlan.trunks !== undefined ? { trunks: [...vlan.trunks] } : {}),
+          ...(vlan.vlanMode !== undefined ? { vlanMode: vlan.vlanMode } : {}),
+          externalIds,
+          interfaceExternalIds: { [PortIds.containerId]: externalIds[PortIds.containerId] ?? '', [PortIds.ifname]: externalIds[PortIds.ifname] ?? '' },
+        }),
+      );
+    },
+    waitForOfport: async (name, timeoutMs) => call(() => waitForOfport(client, name, { timeoutMs })),
+    deletePort: (name) => call(() => deletePort(client, name)),
+    findPorts: async (network) => {
+      const ports = await call(() => findPorts(client, { [PortIds.owner]: OWNER, [PortIds.network]: network }));
+      return ports.map(
+        (p): AttachedPort => ({
+          name: p.name,
+          bridge: p.bridge,
+          ...(p.tag !== undefined ? { tag: p.tag } : {}),
+          trunks: p.trunks,
+          ...(p.vlanMode !== undefined ? { vlanMode: p.vlanMode } : {}),
+          externalIds: p.externalIds,
+          ...(p.interface.ofport !== undefined ? { ofport: p.interface.ofport } : {}),
+          ...(p.interface.error !== undefined ? { error: p.interface.error } : {}),
+        }),
+      );
+    },
+    bridgeExists: async (name) => {
+      const [res] = await call(() => client.transact(where('Bridge', ['name', '==', name]).select('_uuid')));
+      return selectedRows('Bridge', res).length > 0;
+    },
+    close: () => {
+      void client.close();
+    },
+  };
+}
+
+async function mapOvsErrors<T>(conf: NetConf, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    if (isOvsdbConnectionError(e) || isOvsdbTimeoutError(e)) {
+      throw new CniError(CniErrorCode.tryAgainLater, `OVSDB ${conf.ovsdbSocket} is not reachable: ${why}`, undefined, { cause: e });
+    }
+    if (isOvsInterfaceError(e)) throw new CniError(PluginErrorCode.ovsInterface, `OVS rejected the interface: ${why}`, undefined, { cause: e });
+    if (isOvsdbNotFoundError(e) && e.table === 'Bridge') throw new CniError(CniErrorCode.invalidNetworkConfig, `invalid network config: bridge: ${why} on this node`, undefined, { cause: e });
+    if (isOvsdbOwnershipError(e)) throw new CniError(CniErrorCode.internal, `refusing to touch an OVS row fabrik-ovs did not create: ${why}`, undefined, { cause: e });
+    throw e;
+  }
+}

@@ -1,0 +1,126 @@
+// Test helpers for the plugin: a private build of the bundle, a CNI bin dir, direct execution and
+// libcni's cnitool, and probes of what is left on the host (ports, veths, IPAM leases).
+import { build } from 'esbuild';
+import { mkdtemp, mkdir, readdir, rm, writeFile, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runCommand, isCommandError } from '@fabrik/netcore';
+
+const appRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = join(appRoot, '..', '..');
+export const CNITOOL = join(repoRoot, 'node_modules', '.cache', 'fabrik', 'cnitool');
+export const DEBIAN_CNI_DIR = '/usr/lib/cni';
+
+/** A private directory per test file: the bundled plugin, confs, the CNI cache, host-local data. */
+export interface PluginSandbox {
+  readonly dir: string;
+  readonly binDir: string;
+  readonly plugin: string;
+  readonly cniPath: string;
+  readonly confDir: string;
+  readonly cacheDir: string;
+  readonly ipamDataDir: string;
+  readonly cnitoolCache: string;
+  remove(): Promise<void>;
+}
+
+/** Bundles src/main.ts exactly as scripts/bundle.ts does, into a private directory. */
+export async function createPluginSandbox(): Promise<PluginSandbox> {
+  const dir = await mkdtemp(join(tmpdir(), 'fabrik-cni-'));
+  const binDir = join(dir, 'bin');
+  const plugin = join(binDir, 'fabrik-ovs');
+  await mkdir(binDir);
+  await build({
+    entryPoints: [join(appRoot, 'src', 'main.ts')],
+    outfile: plugin,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    conditions: ['@fabrik/source'],
+    banner: { js: '#!/usr/bin/env node' },
+    logLevel: 'error',
+  });
+  await chmod(plugin, 0o755);
+  const sb: PluginSandbox = {
+    dir,
+    binDir,
+    plugin,
+    cniPath: `${binDir}:${DEBIAN_CNI_DIR}`,
+    confDir: join(dir, 'net.d'),
+    cacheDir: join(dir, 'cache'),
+    ipamDataDir: join(dir, 'ipam'),
+    cnitoolCache: join(dir, 'cnitool-cache'),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+  await mkdir(sb.confDir);
+  return sb;
+}
+
+export interface ExecResult {
+  readonly code: number;
+  readonly out: Record<string, unknown> | undefined;
+  readonly stderr: string;
+}
+
+/** Executes the plugin as a runtime would: CNI_* environment, config on stdin. */
+export async function execPlugin(
+  sb: PluginSandbox,
+  command: string,
+  conf: unknown,
+  opts: { containerId?: string; netns?: string; ifname?: string; args?: string; env?: Record<string, string> } = {},
+): Promise<ExecResult> {
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+    CNI_COMMAND: command,
+    CNI_PATH: sb.cniPath,
+    ...(opts.containerId !== undefined ? { CNI_CONTAINERID: opts.containerId } : {}),
+    ...(opts.netns !== undefined ? { CNI_NETNS: opts.netns } : {}),
+    ...(opts.ifname !== undefined ? { CNI_IFNAME: opts.ifname } : {}),
+    ...(opts.args !== undefined ? { CNI_ARGS: opts.args } : {}),
+    ...opts.env,
+  };
+  const input = typeof conf === 'string' ? conf : JSON.stringify(conf);
+  try {
+    const r = await runCommand(sb.plugin, [], { input, env });
+    return { code: 0, out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined, stderr: r.stderr };
+  } catch (e) {
+    if (!isCommandError(e)) throw e;
+    return { code: e.exitCode ?? -1, out: e.stdout ? (JSON.parse(e.stdout) as Record<string, unknown>) : undefined, stderr: e.stderr };
+  }
+}
+
+/** Writes `<name>.conflist` into the sandbox's NETCONFPATH. */
+export async function writeConflist(sb: PluginSandbox, name: string, cniVersion: string, plugin: Record<string, unknown>): Promise<void> {
+  await writeFile(join(sb.confDir, `${name}.conflist`), JSON.stringify({ cniVersion, name, plugins: [{ type: 'fabrik-ovs', ...plugin }] }));
+}
+
+/** Runs libcni's cnitool (add|check|del); resolves with stdout, rejects with the CommandError. */
+export async function cnitool(sb: PluginSandbox, verb: 'add' | 'check' | 'del', net: string, netnsPath: string, opts: { ifname?: string; args?: string; capArgs?: unknown } = {}): Promise<string> {
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+    NETCONFPATH: sb.confDir,
+    CNI_PATH: sb.cniPath,
+    CNITOOL_CACHE: sb.cnitoolCache,
+    CNI_IFNAME: opts.ifname ?? 'net1',
+    ...(opts.args ? { CNI_ARGS: opts.args } : {}),
+    ...(opts.capArgs ? { CAP_ARGS: JSON.stringify(opts.capArgs) } : {}),
+  };
+  return (await runCommand(CNITOOL, [verb, net, netnsPath], { env })).stdout;
+}
+
+/** Names of host veths that start with `fovs`. */
+export async function hostVeths(): Promise<string[]> {
+  const links = JSON.parse((await runCommand('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout || '[]') as Array<{ ifname: string }>;
+  return links.map((l) => l.ifname).filter((n) => n.startsWith('fovs'));
+}
+
+/** IPs host-local has leased in its data dir for `network` (its files are named after the IPs). */
+export async function leasedIps(sb: PluginSandbox, network: string): Promise<string[]> {
+  try {
+    return (await readdir(join(sb.ipamDataDir, network))).filter((f) => /^\d+\.\d+\.\d+\.\d+$/.test(f) || f.includes(':'));
+  } catch {
+    return [];
+  }
+}
