@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isOvsdbOperationError, isOvsdbProtocolError, OvsdbOperationError } from '../errors.js';
+import type { OvsdbOperationError } from '../errors.js';
+import { isOvsdbOperationError, isOvsdbProtocolError } from '../errors.js';
 import { where } from '../ops/index.js';
 import type { Operation } from '../wire/index.js';
 import { TableCache } from './cache.js';
