@@ -103,7 +103,7 @@ export interface FrrModel {
   readonly vtepPrefix: string;
   /** Underlay neighbors, sorted by id. */
   readonly neighbors: readonly FrrNeighborModel[];
-  /** L2 VNIs with an explicit route-target, sorted by VNI (the others use FRR's automatic RT). */
+  /** L2 VNIs with a route-target other than FRR's automatic one (ASN:VNI), sorted by VNI. */
   readonly l2RouteTargets: readonly FrrRouteTargetModel[];
   /** VRFs sorted by name (with an undeclared but referenced hbrVrf as a local VRF). */
   readonly vrfs: readonly FrrVrfModel[];
@@ -230,7 +230,9 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
     vtepPrefix: `${intent.vtepIp}/32`,
     neighbors,
     l2RouteTargets: intent.layer2s
-      .filter((l2) => l2.routeTarget !== undefined)
+      // FRR omits an L2 route-target equal to its automatic one (ASN:VNI) from the running
+      // config; rendering it would make every reload report a change.
+      .filter((l2) => l2.routeTarget !== undefined && !(intent.asn <= 0xffff && l2.routeTarget === `${intent.asn}:${l2.vni}`))
       .map((l2) => ({ vni: l2.vni, routeTarget: l2.routeTarget ?? '' }))
       .sort((a, b) => a.vni - b.vni),
     vrfs,

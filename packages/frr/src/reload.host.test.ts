@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FrrIntentInput } from './intent.js';
+import { FrrReloadError, reloadFrr } from './reload.js';
+import { renderFrrConfig } from './render.js';
+import { readFrrStatus } from './status.js';
+import { showRunningConfig } from './vtysh.js';
+
+// Real zebra + bgpd + staticd in a throwaway netns of the host kernel. No VRF devices here (the
+// host kernel has no vrf): VRF reloads are covered by reload.lab.test.ts.
+const intent: FrrIntentInput = {
+  asn: 65000,
+  routerId: '10.0.0.1',
+  vtepIp: '10.0.0.1',
+  underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external', password: 's3cret' }] },
+  layer2s: [
+    { vni: 2100, vlan: 100, routeTarget: '65000:2100' },
+    { vni: 2200, vlan: 200, routeTarget: '65001:2200' },
+  ],
+};
+
+let ns: TempNetns;
+let frr: FrrInstance;
+const dirs: string[] = [];
+const header = `frr defaults datacenter\nhostname ${hostname()}\n!\n`;
+
+beforeAll(async () => {
+  ns = await createTempNetns('fabrik-frr-');
+  frr = await startFrr({ netns: ns.name, config: header, daemons: ['zebra', 'bgpd', 'staticd'] });
+});
+afterAll(async () => {
+  await frr?.stop();
+  await ns?.destroy();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('reloadFrr (host kernel)', () => {
+  const target = () => ({ pathspace: ns.name, netns: ns.name });
+
+  it('applies a rendered configuration, reports what changed, and is a no-op the second time', async () => {
+    const config = renderFrrConfig(intent, { hostname: hostname() });
+    const result = await reloadFrr({ ...target(), config });
+    expect(result.changed).toBe(true);
+    expect(result.added).toContainEqual({ context: ['router bgp 65000'], line: 'neighbor 192.0.2.2 remote-as external' });
+    expect(result.added).toContainEqual({ context: ['router bgp 65000'], line: 'neighbor 192.0.2.2 password <redacted>' });
+    expect(result.file).toBe(join(frr.configDir, 'frr.conf'));
+    const running = await frr.runningConfig();
+    expect(running).toContain(' neighbor 192.0.2.2 password s3cret\n');
+    expect(running).toMatch(/ {2}vni 2200\n {3}route-target import 65001:2200\n {3}route-target export 65001:2200\n {2}exit-vni\n/);
+
+    const again = await reloadFrr({ ...target(), config });
+    expect(again).toMatchObject({ changed: false, added: [], removed: [] });
+
+    const status = await readFrrStatus(target());
+    expect(status.bgpSessions).toContainEqual(expect.objectContaining({ vrf: 'default', addressFamily: 'l2VpnEvpn', neighbor: '192.0.2.2' }));
+    expect(status.bgpSessions.every((s) => s.state !== 'Established')).toBe(true);
+  });
+
+  it('reports a broken partial with FRR message, restores the previous configuration and keeps secrets out', async () => {
+    const before = await showRunningConfig(target());
+    const dir = mkdtempSync(join(tmpdir(), 'fabrik-frr-broken-'));
+    dirs.push(dir);
+    // A user override that references a peer-group nobody defined: vtysh -C accepts it, bgpd does not.
+    writeFileSync(join(dir, 'bfd.hbs'), ' neighbor {{id}} peer-group UNDEFINED\n');
+    const broken = renderFrrConfig(
+      { ...intent, underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external', password: 's3cret', bfd: true }, { address: '192.0.2.3', remoteAs: 'external', bfd: true }] } },
+      { hostname: hostname(), templatesDir: dir },
+    );
+    const error = await reloadFrr({ ...target(), config: broken }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(FrrReloadError);
+    const e = error as FrrReloadError;
+    expect(e.stage).toBe('reload');
+    expect(e.frrMessage).toContain('% Configure the peer-group first');
+    expect(e.restored).toBe(true);
+    expect(`${e.message} ${e.frrMessage}`).not.toContain('s3cret');
+    expect(await showRunningConfig(target())).toBe(before);
+  });
+});
