@@ -383,6 +383,10 @@ export async function setPortVlan(client: OvsdbClient, name: string, settings: P
 export async function deletePorts(client: OvsdbClient, names: readonly string[]): Promise<boolean[]> {
   names.forEach((n, i) => check(InterfaceName, n, `names[${i}]`));
   if (names.length === 0) return [];
+  return deletePortsAttempt(client, names, 0);
+}
+
+async function deletePortsAttempt(client: OvsdbClient, names: readonly string[], attempt: number): Promise<boolean[]> {
   const read = await client.transact(names.flatMap((n) => where('Port', ['name', '==', n]).select('_uuid', 'external_ids')));
   const ops: Operation[] = [];
   const found = names.map((n, i) => {
@@ -398,7 +402,7 @@ export async function deletePorts(client: OvsdbClient, names: readonly string[])
     await client.transact(ops);
   } catch (e) {
     // A port deleted by someone else between the read and the write fails its `wait`: read again.
-    if (isOvsdbOperationError(e) && e.kind === 'timed-out') return deletePorts(client, names).then((again) => again.map((deleted, i) => deleted || found[i]!));
+    if (isOvsdbOperationError(e) && e.kind === 'timed-out' && attempt < 4) return deletePortsAttempt(client, names, attempt + 1);
     throw e;
   }
   return found;

@@ -148,4 +148,23 @@ describe('OVSDB client against a misbehaving server', () => {
     await client.close();
     expect(states.at(-1)).toBe('closed');
   });
+
+  it('the inactivity probe drops a connection whose peer stopped answering', async () => {
+    let answerEcho = true;
+    const echoes: unknown[] = [];
+    const endpoint = await fakeServer((req, socket) => {
+      if (req.method !== 'echo') return;
+      echoes.push(req.params);
+      if (answerEcho) socket.write(JSON.stringify({ id: req.id, result: req.params, error: null }));
+    });
+    const client = await connectOvsdb(endpoint, { probeIntervalMs: 40, timeoutMs: 150 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(echoes.length).toBeGreaterThan(0);
+    expect(client.state).toBe('connected');
+    answerEcho = false;
+    const closed = new Promise<void>((resolve) => client.onStateChange((s) => s === 'closed' && resolve()));
+    await closed;
+    await expect(client.transact(SELECT)).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
+    await client.close();
+  });
 });

@@ -28,6 +28,12 @@ export interface ConnectOptions {
   readonly logger?: OvsdbLogger;
   /** Database name. Default `Open_vSwitch`. */
   readonly database?: string;
+  /**
+   * When nothing arrived for this long, send an `echo`; when that gets no reply within
+   * `timeoutMs`, drop the connection (and reconnect, if enabled). Detects a peer that vanished
+   * without closing the TCP connection. Default 0: off (ovsdb-server probes idle clients itself).
+   */
+  readonly probeIntervalMs?: number;
 }
 
 /** Options of one request. */
@@ -85,6 +91,7 @@ class Client implements OvsdbClient {
   private readonly timeoutMs: number;
   private readonly reconnect: Required<ReconnectOptions> | undefined;
   private readonly logger: OvsdbLogger;
+  private readonly probeIntervalMs: number;
 
   constructor(
     readonly endpoint: string,
@@ -94,6 +101,7 @@ class Client implements OvsdbClient {
   ) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.logger = options.logger ?? silentLogger;
+    this.probeIntervalMs = options.probeIntervalMs ?? 0;
     const r = options.reconnect;
     this.reconnect = r ? { initialDelayMs: (r === true ? undefined : r.initialDelayMs) ?? 100, maxDelayMs: (r === true ? undefined : r.maxDelayMs) ?? 5000 } : undefined;
   }
@@ -112,6 +120,7 @@ class Client implements OvsdbClient {
         onClose: (error) => this.onConnectionClosed(conn, error),
       },
       this.logger,
+      { probeIntervalMs: this.probeIntervalMs, probeTimeoutMs: this.timeoutMs },
     );
     return conn;
   }
@@ -124,8 +133,10 @@ class Client implements OvsdbClient {
 
   private onConnectionClosed(conn: RpcConnection, error: Error | undefined): void {
     if (conn !== this.conn || this.state === 'closed') return;
-    this.logger.warn({ endpoint: this.endpoint, err: error }, 'ovsdb: connection lost');
     this.conn = undefined;
+    // Lost during a reconnect attempt (before it finished re-monitoring): that attempt fails and retries.
+    if (this.state === 'reconnecting') return;
+    this.logger.warn({ endpoint: this.endpoint, err: error }, 'ovsdb: connection lost');
     this.cache.synced = false;
     if (!this.reconnect) {
       this.setState('closed');

@@ -77,14 +77,21 @@ export class RpcConnection {
   private readonly pending = new Map<number, PendingRequest>();
   private nextId = 1;
   private closed = false;
+  private lastReceived = Date.now();
+  private probeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly endpoint: string,
     private readonly socket: Socket,
     private readonly handlers: ConnectionHandlers,
     private readonly logger: OvsdbLogger,
+    probe: { probeIntervalMs: number; probeTimeoutMs: number } = { probeIntervalMs: 0, probeTimeoutMs: 0 },
   ) {
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      this.lastReceived = Date.now();
+      this.onData(chunk);
+    });
+    if (probe.probeIntervalMs > 0) this.startProbe(probe.probeIntervalMs, probe.probeTimeoutMs);
     socket.on('error', (e: NodeJS.ErrnoException) => this.shutdown(new OvsdbConnectionError(endpoint, `socket error: ${e.code ?? e.message}`, { cause: e })));
     socket.on('close', () => this.shutdown(new OvsdbConnectionError(endpoint, 'connection closed by the server')));
   }
@@ -110,6 +117,24 @@ export class RpcConnection {
   /** Closes the socket; pending requests fail with {@link OvsdbConnectionError}. */
   close(): void {
     this.shutdown(new OvsdbConnectionError(this.endpoint, 'connection closed by the client'), true);
+  }
+
+  /** Sends an `echo` after `intervalMs` of silence; no answer within `timeoutMs` drops the connection. */
+  private startProbe(intervalMs: number, timeoutMs: number): void {
+    let probing = false;
+    this.probeTimer = setInterval(() => {
+      if (probing || Date.now() - this.lastReceived < intervalMs) return;
+      probing = true;
+      this.request('echo', ['fabrik-probe'], timeoutMs).then(
+        () => (probing = false),
+        (e: unknown) => {
+          this.logger.warn({ endpoint: this.endpoint, err: e }, 'ovsdb: no answer to the inactivity probe, dropping the connection');
+          this.shutdown(new OvsdbConnectionError(this.endpoint, `no answer to the inactivity probe within ${timeoutMs} ms`, { cause: e }));
+        },
+      );
+    }, Math.max(10, Math.floor(intervalMs / 2)));
+    // The probe alone must not keep a process alive.
+    this.probeTimer.unref();
   }
 
   private send(message: object): void {
@@ -168,6 +193,7 @@ export class RpcConnection {
   private shutdown(error: Error, byClient = false): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.probeTimer) clearInterval(this.probeTimer);
     this.socket.destroy();
     for (const p of this.pending.values()) {
       clearTimeout(p.timer);
