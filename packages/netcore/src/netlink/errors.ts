@@ -151,6 +151,6 @@ export function classifyIpFailure(
   }
   const notFound = /Cannot find device "([^"]*)"|Device "([^"]*)" does not exist/.exec(message);
   if (notFound) return new LinkNotFoundError(notFound[1] ?? notFound[2] ?? context.linkName ?? '', context.netns, options);
-  if (/File exists/.test(message)) return new ObjectExistsError(operation, message, options);
+  if (/File exists|already assigned/.test(message)) return new ObjectExistsError(operation, message, options);
   return new KernelRejectedError(operation, message || stderr.trim(), context.op, options);
 }

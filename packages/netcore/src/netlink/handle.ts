@@ -24,7 +24,7 @@ import { decodeLinkDump, type ObservedAddress, type ObservedLink } from './decod
 import { decodeRouteDump, type ObservedRoute } from './decode/route.js';
 import { decodeNeighDump, type ObservedNeighbour } from './decode/neigh.js';
 import { decodeFdbDump, type ObservedFdbEntry } from './decode/fdb.js';
-import { observeNamespace, type ObserveScope, type ObservedState } from './observe.js';
+import { dumpNamespace, observeNamespace, type ObserveScope, type ObservedState, type RawDumps } from './observe.js';
 import { applyPlan, type ApplyResult } from './apply.js';
 import { observeScopeOf, plan as makePlan, type Plan, type PlanOptions } from './plan.js';
 import type { DesiredState } from './desired.js';
@@ -110,6 +110,8 @@ export interface Netlink {
   sysctlSet(dev: string, sysctls: InterfaceSysctls): Promise<void>;
   /** Dumps the object types in `scope` (links and addresses always). See observe.ts. */
   observe(scope?: ObserveScope): Promise<ObservedState>;
+  /** The raw iproute2 output `observe` decodes (for recording fixtures and debugging). */
+  dump(scope?: ObserveScope): Promise<RawDumps>;
   /** Applies a plan made by `plan()` for this namespace and verifies it. See apply.ts. */
   apply(plan: Plan): Promise<ApplyResult>;
   /**
@@ -216,7 +218,8 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     },
     async routeList(filter = {}) {
       const table = filter.table === undefined ? 'all' : String(validate(z.number().int().min(0), filter.table, 'table'));
-      return decodeRouteDump((await ip(['-j', 'route', 'show', 'table', table])).stdout);
+      const [v4, v6] = await Promise.all([ip(['-j', '-4', 'route', 'show', 'table', table]), ip(['-j', '-6', 'route', 'show', 'table', table])]);
+      return [...decodeRouteDump(v4.stdout, 'inet'), ...decodeRouteDump(v6.stdout, 'inet6')];
     },
     async neighAdd(n) {
       await ip(neighArgs('add', validate(NeighbourSpecSchema, n, 'neigh')));
@@ -248,6 +251,7 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       if (assignments.length > 0) await runner.sysctl(['-q', '-w', ...assignments]);
     },
     observe: (scope) => observeNamespace(runner, scope),
+    dump: (scope) => dumpNamespace(runner, scope),
     apply: (plan) => applyPlan(runner, plan),
     async reconcile(desired, planOptions) {
       const observed = await observeNamespace(runner, observeScopeOf(desired));

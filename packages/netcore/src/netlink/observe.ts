@@ -1,4 +1,4 @@
-import { isCommandError } from '../exec/run.js';
+import { isCommandError, type RunResult } from '../exec/run.js';
 import { classifyIpFailure } from './errors.js';
 import type { NetnsRunner } from './exec.js';
 import { decodeLinkDump, type ObservedLink } from './decode/link.js';
@@ -30,40 +30,86 @@ export interface ObservedState {
   readonly sysctls: ReadonlyMap<string, Required<InterfaceSysctls>> | undefined;
 }
 
-async function dump<T>(what: string, run: () => Promise<{ stdout: string }>, decode: (s: string) => T, netns: string | undefined): Promise<T> {
+/** The raw stdout of each dump; what fixtures record. */
+export interface RawDumps {
+  /** `ip -j -d addr show` */
+  readonly addr: string;
+  /** `ip -j -4 route show table all` */
+  readonly route4?: string;
+  /** `ip -j -6 route show table all` */
+  readonly route6?: string;
+  /** `ip -j neigh show` */
+  readonly neigh?: string;
+  /** `bridge -j fdb show` */
+  readonly fdb?: string;
+  /** `sysctl -e KEYS...` of the interfaces in `sysctlsOf` */
+  readonly sysctl?: string;
+}
+
+async function dump(what: string, run: () => Promise<RunResult>, netns: string | undefined): Promise<string> {
   try {
-    return decode((await run()).stdout);
+    return (await run()).stdout;
   } catch (e) {
     if (isCommandError(e)) throw classifyIpFailure(what, e.stderr, { netns, cause: e });
     throw e;
   }
 }
 
+/** The sysctl paths read for `devs` (slash form: dots in names like `tr.100` survive). */
+export function sysctlPaths(devs: readonly string[]): string[] {
+  const keys = Object.keys(SYSCTL_KEYS) as Array<keyof InterfaceSysctls>;
+  return devs.flatMap((dev) => keys.map((k) => SYSCTL_KEYS[k](dev)));
+}
+
+/** Runs the dumps `scope` asks for, in parallel, and returns their raw output. */
+export async function dumpNamespace(runner: NetnsRunner, scope: ObserveScope = {}): Promise<RawDumps> {
+  const ns = runner.netns;
+  const devs = scope.sysctlsOf ?? [];
+  const [addr, route4, route6, neigh, fdb, sysctl] = await Promise.all([
+    dump('ip -j -d addr show', () => runner.ip(['-j', '-d', 'addr', 'show']), ns),
+    scope.routes ? dump('ip -j -4 route show table all', () => runner.ip(['-j', '-4', 'route', 'show', 'table', 'all']), ns) : undefined,
+    scope.routes ? dump('ip -j -6 route show table all', () => runner.ip(['-j', '-6', 'route', 'show', 'table', 'all']), ns) : undefined,
+    scope.neighbours ? dump('ip -j neigh show', () => runner.ip(['-j', 'neigh', 'show']), ns) : undefined,
+    scope.fdb ? dump('bridge -j fdb show', () => runner.bridge(['-j', 'fdb', 'show']), ns) : undefined,
+    // -e: interfaces that do not exist yet are skipped, not an error.
+    devs.length > 0 ? dump('sysctl -e', () => runner.sysctl(['-e', ...sysctlPaths(devs)]), ns) : undefined,
+  ]);
+  return {
+    addr,
+    ...(route4 === undefined ? {} : { route4 }),
+    ...(route6 === undefined ? {} : { route6 }),
+    ...(neigh === undefined ? {} : { neigh }),
+    ...(fdb === undefined ? {} : { fdb }),
+    ...(sysctl === undefined ? {} : { sysctl }),
+  };
+}
+
+/** Decodes raw dumps into the model. Pure. */
+export function decodeDumps(raw: RawDumps, scope: ObserveScope = {}): ObservedState {
+  return {
+    links: decodeLinkDump(raw.addr),
+    routes: raw.route4 === undefined && raw.route6 === undefined ? undefined : [...decodeRouteDump(raw.route4 ?? '', 'inet'), ...decodeRouteDump(raw.route6 ?? '', 'inet6')],
+    neighbours: raw.neigh === undefined ? undefined : decodeNeighDump(raw.neigh),
+    fdb: raw.fdb === undefined ? undefined : decodeFdbDump(raw.fdb),
+    sysctls: raw.sysctl === undefined ? undefined : decodeSysctls(raw.sysctl, scope.sysctlsOf ?? []),
+  };
+}
+
 /**
  * Dumps the namespace: `ip -j -d addr show` (links with linkinfo, bridge port flags and
- * addresses in one dump), and when asked `ip -j route show table all`, `ip -j neigh show`,
+ * addresses in one dump), and when asked `ip -j -4/-6 route show table all`, `ip -j neigh show`,
  * `bridge -j fdb show`, `sysctl -e KEYS...`. The dumps run in parallel.
  */
 export async function observeNamespace(runner: NetnsRunner, scope: ObserveScope = {}): Promise<ObservedState> {
-  const ns = runner.netns;
-  const [links, routes, neighbours, fdb, sysctls] = await Promise.all([
-    dump('ip -j -d addr show', () => runner.ip(['-j', '-d', 'addr', 'show']), decodeLinkDump, ns),
-    scope.routes ? dump('ip -j route show table all', () => runner.ip(['-j', 'route', 'show', 'table', 'all']), decodeRouteDump, ns) : undefined,
-    scope.neighbours ? dump('ip -j neigh show', () => runner.ip(['-j', 'neigh', 'show']), decodeNeighDump, ns) : undefined,
-    scope.fdb ? dump('bridge -j fdb show', () => runner.bridge(['-j', 'fdb', 'show']), decodeFdbDump, ns) : undefined,
-    scope.sysctlsOf && scope.sysctlsOf.length > 0 ? readSysctls(runner, scope.sysctlsOf) : undefined,
-  ]);
-  return { links, routes, neighbours, fdb, sysctls };
+  return decodeDumps(await dumpNamespace(runner, scope), scope);
 }
 
 // sysctl prints a slash-form key with '.' and '/' swapped: net/ipv4/conf/tr.100/arp_accept
-// comes back as net.ipv4.conf.tr/100.arp_accept. -e skips interfaces that do not exist.
+// comes back as net.ipv4.conf.tr/100.arp_accept.
 const printedKey = (path: string): string => path.replace(/[./]/g, (c) => (c === '.' ? '/' : '.'));
 
-async function readSysctls(runner: NetnsRunner, devs: readonly string[]): Promise<Map<string, Required<InterfaceSysctls>>> {
-  const keys = Object.keys(SYSCTL_KEYS) as Array<keyof InterfaceSysctls>;
-  const paths = devs.flatMap((dev) => keys.map((k) => SYSCTL_KEYS[k](dev)));
-  const { stdout } = await runner.sysctl(['-e', ...paths]);
+/** Decodes `sysctl -e` output for the interfaces in `devs`; interfaces it does not list are absent. */
+export function decodeSysctls(stdout: string, devs: readonly string[]): Map<string, Required<InterfaceSysctls>> {
   const values = new Map<string, number>();
   for (const line of stdout.split('\n')) {
     const m = /^(\S+) = (-?\d+)$/.exec(line.trim());

@@ -14,6 +14,7 @@ export interface ObservedRoute {
   readonly via: string | undefined;
   readonly src: string | undefined;
   readonly metric: number | undefined;
+  /** From the dump it came from: JSON routes carry no family, and `default` needs one. */
   readonly family: 'inet' | 'inet6';
 }
 
@@ -41,7 +42,8 @@ export function normaliseDst(dst: string): string {
   return `${dst}/${dst.includes(':') ? 128 : 32}`;
 }
 
-export const decodeRouteDump = (stdout: string): ObservedRoute[] =>
+/** Decodes `ip -j -4 route show table all` (family `inet`) or `ip -j -6 ...` (`inet6`). */
+export const decodeRouteDump = (stdout: string, family: 'inet' | 'inet6'): ObservedRoute[] =>
   parseIpJson('ip -j route dump', stdout, z.array(RouteJson)).map((r) => ({
     type: r.type ?? 'unicast',
     dst: normaliseDst(r.dst),
@@ -51,5 +53,5 @@ export const decodeRouteDump = (stdout: string): ObservedRoute[] =>
     via: r.gateway,
     src: r.prefsrc,
     metric: r.metric,
-    family: r.dst.includes(':') || r.gateway?.includes(':') ? 'inet6' : 'inet',
+    family,
   }));

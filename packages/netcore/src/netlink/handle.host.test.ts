@@ -1,0 +1,176 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readlink } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTempNetns, type TempNetns } from '@fabrik/testkit';
+import {
+  createNetlink,
+  isInvalidDesiredStateError,
+  isKernelFeatureMissingError,
+  isLinkNotFoundError,
+  isObjectExistsError,
+  type KernelFeatureMissingError,
+} from './index.js';
+
+// The imperative verbs against the host kernel, each in throwaway namespaces. Assertions read the
+// kernel with raw `ip -j`, not with the code under test.
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+async function tempNs(): Promise<TempNetns> {
+  const ns = await createTempNetns('fabrik-nl-');
+  cleanups.push(() => ns.destroy());
+  return ns;
+}
+async function ipJson(ns: TempNetns, ...args: string[]): Promise<Array<Record<string, unknown>>> {
+  return JSON.parse((await ns.ip('-j', ...args)) || '[]') as Array<Record<string, unknown>>;
+}
+
+describe('createNetlink verbs (host kernel)', () => {
+  it('adds, reads, modifies and deletes a bridge', async () => {
+    const ns = await tempNs();
+    const nl = createNetlink({ netns: ns.name });
+    await nl.linkAdd({ kind: 'bridge', name: 'br-t', mtu: 1400, up: true, alias: 'fabrik:test' });
+    const [raw] = await ipJson(ns, '-d', 'link', 'show', 'br-t');
+    expect(raw).toMatchObject({ ifname: 'br-t', mtu: 1400, ifalias: 'fabrik:test', linkinfo: { info_kind: 'bridge' } });
+    expect(raw?.['flags']).toContain('UP');
+
+    const got = await nl.linkGet('br-t');
+    expect(got.spec).toMatchObject({ kind: 'bridge', name: 'br-t', mtu: 1400, up: true, master: null });
+
+    await nl.linkSetMtu('br-t', 1300);
+    await nl.linkSetMac('br-t', '02:00:00:00:00:aa');
+    await nl.linkSetDown('br-t');
+    await nl.linkRename('br-t', 'br-u');
+    const [renamed] = await ipJson(ns, 'link', 'show', 'br-u');
+    expect(renamed).toMatchObject({ mtu: 1300, address: '02:00:00:00:00:aa' });
+    expect(renamed?.['flags']).not.toContain('UP');
+
+    await nl.linkDel('br-u');
+    expect(await ipJson(ns, 'link', 'show', 'type', 'bridge')).toEqual([]);
+  });
+
+  it('reports a missing link and an existing name with typed errors', async () => {
+    const ns = await tempNs();
+    const nl = createNetlink({ netns: ns.name });
+    await expect(nl.linkDel('nope0')).rejects.toSatisfy(isLinkNotFoundError);
+    await expect(nl.linkGet('nope0')).rejects.toSatisfy(isLinkNotFoundError);
+    await nl.linkAdd({ kind: 'bridge', name: 'br-x' });
+    await expect(nl.linkAdd({ kind: 'bridge', name: 'br-x' })).rejects.toSatisfy(isObjectExistsError);
+  });
+
+  it('rejects invalid names before running anything, without truncating', async () => {
+    const ns = await tempNs();
+    const nl = createNetlink({ netns: ns.name });
+    const err = await nl.linkAdd({ kind: 'bridge', name: 'a-name-that-is-too-long' }).catch((e: unknown) => e);
+    expect(isInvalidDesiredStateError(err)).toBe(true);
+    expect(String(err)).toMatch(/spec\.name/);
+    await expect(nl.linkAdd({ kind: 'vxlan', name: 'vx0', vni: 0 })).rejects.toThrow(/spec\.vni/);
+    expect((await ipJson(ns, 'link', 'show')).map((l) => l['ifname'])).toEqual(['lo']);
+  });
+
+  it('says which module is missing for vrf (absent from the host kernel)', async () => {
+    const ns = await tempNs();
+    const err = await createNetlink({ netns: ns.name })
+      .linkAdd({ kind: 'vrf', name: 'red', table: 1001 })
+      .catch((e: unknown) => e);
+    expect(isKernelFeatureMissingError(err)).toBe(true);
+    expect((err as KernelFeatureMissingError).module).toBe('vrf');
+  });
+
+  it('creates a veth whose peer lands in another namespace, given by name and by path', async () => {
+    const a = await tempNs();
+    const b = await tempNs();
+    const nl = createNetlink({ netns: a.name });
+    await nl.linkAdd({ kind: 'veth', name: 'va', peer: { name: 'vb', netns: b.name }, up: true });
+    expect((await ipJson(b, 'link', 'show', 'vb'))[0]).toMatchObject({ ifname: 'vb' });
+
+    // A CNI runtime hands over a path such as /proc/PID/ns/net: hold one with a process.
+    const holder = await processInNetns(b.name);
+    const path = `/proc/${holder.pid}/ns/net`;
+    await nl.linkAdd({ kind: 'veth', name: 'vc', peer: { name: 'vd', netns: path } });
+    expect((await ipJson(b, 'link', 'show', 'vd'))[0]).toMatchObject({ ifname: 'vd' });
+
+    // A handle on a netns path (nsenter) sees and changes that namespace.
+    const inB = createNetlink({ netns: path });
+    expect((await inB.linkList()).map((l) => l.spec.name).sort()).toEqual(['lo', 'vb', 'vd']);
+    await inB.linkSetUp('vd');
+    await inB.addrAdd('vd', { address: '192.0.2.2/24' });
+    expect(await inB.addrList('vd')).toEqual([expect.objectContaining({ address: '192.0.2.2/24', dev: 'vd' })]);
+    await inB.sysctlSet('vd', { arpAccept: 1 });
+    expect((await b.exec('sysctl', ['-n', 'net.ipv4.conf.vd.arp_accept'])).stdout.trim()).toBe('1');
+
+    // And moves a link back out, by name.
+    await inB.linkSetNetns('vd', a.name);
+    expect((await ipJson(a, 'link', 'show', 'vd'))[0]).toMatchObject({ ifname: 'vd' });
+  });
+
+  it('enslaves, sets port flags, and manages addresses, routes, neighbours and FDB entries', async () => {
+    const ns = await tempNs();
+    const nl = createNetlink({ netns: ns.name });
+    await nl.linkAdd({ kind: 'bridge', name: 'br0', up: true });
+    await nl.linkAdd({ kind: 'vxlan', name: 'vx0', vni: 42, local: '198.51.100.1', dstport: 4789, learning: false });
+    await nl.linkSetMaster('vx0', 'br0');
+    await nl.linkSetPortFlags('vx0', { learning: false, neighSuppress: true });
+    await nl.linkSetUp('vx0');
+    const [vx] = await ipJson(ns, '-d', 'link', 'show', 'vx0');
+    expect(vx).toMatchObject({ master: 'br0', linkinfo: { info_data: { id: 42, learning: false }, info_slave_data: { learning: false, neigh_suppress: true } } });
+
+    await nl.addrAdd('br0', { address: '10.10.0.1/24' });
+    await nl.addrReplace('br0', { address: 'fd10::1/64', nodad: true });
+    await expect(nl.addrAdd('br0', { address: '10.10.0.1/24' })).rejects.toSatisfy(isObjectExistsError);
+    const addrs = (await ipJson(ns, 'addr', 'show', 'br0'))[0]?.['addr_info'] as Array<Record<string, unknown>>;
+    expect(addrs).toEqual(expect.arrayContaining([expect.objectContaining({ local: '10.10.0.1' }), expect.objectContaining({ local: 'fd10::1', nodad: true })]));
+    await nl.addrDel('br0', { address: '10.10.0.1/24' });
+    expect((await nl.addrList('br0')).map((a) => a.address)).not.toContain('10.10.0.1/24');
+
+    await nl.addrAdd('br0', { address: '10.10.0.1/24' });
+    await nl.routeAdd({ dst: '10.20.0.0/24', via: '10.10.0.2', table: 100 });
+    await nl.routeReplace({ dst: '10.30.0.0/24', type: 'blackhole', table: 100 });
+    await nl.routeReplace({ dst: 'default', type: 'blackhole', table: 100, family: 'inet6' });
+    const table100 = await ipJson(ns, 'route', 'show', 'table', '100');
+    expect(table100).toEqual(
+      expect.arrayContaining([expect.objectContaining({ dst: '10.20.0.0/24', gateway: '10.10.0.2' }), expect.objectContaining({ dst: '10.30.0.0/24', type: 'blackhole' })]),
+    );
+    expect(await nl.routeList({ table: 100 })).toEqual(expect.arrayContaining([expect.objectContaining({ dst: 'default', family: 'inet6', type: 'blackhole' })]));
+    await nl.routeDel({ dst: '10.20.0.0/24', via: '10.10.0.2', table: 100 });
+    expect((await ipJson(ns, 'route', 'show', 'table', '100')).map((r) => r['dst'])).toEqual(['10.30.0.0/24']);
+
+    await nl.neighReplace({ dev: 'br0', address: '10.10.0.9', lladdr: '02:00:00:00:00:09' });
+    expect(await ipJson(ns, 'neigh', 'show', 'dev', 'br0')).toEqual([expect.objectContaining({ dst: '10.10.0.9', lladdr: '02:00:00:00:00:09', state: ['PERMANENT'] })]);
+
+    await nl.fdbAdd({ dev: 'vx0', mac: '00:00:00:00:00:00', dst: '198.51.100.2' });
+    await nl.fdbAdd({ dev: 'vx0', mac: '00:00:00:00:00:00', dst: '198.51.100.3' });
+    const fdb = JSON.parse((await ns.exec('bridge', ['-j', 'fdb', 'show', 'dev', 'vx0'])).stdout) as Array<Record<string, unknown>>;
+    expect(fdb.filter((f) => f['mac'] === '00:00:00:00:00:00').map((f) => f['dst']).sort()).toEqual(['198.51.100.2', '198.51.100.3']);
+    await nl.fdbDel({ dev: 'vx0', mac: '00:00:00:00:00:00', dst: '198.51.100.2' });
+    expect((await nl.fdbList()).filter((f) => f.dev === 'vx0' && f.dst !== undefined).map((f) => f.dst)).toEqual(['198.51.100.3']);
+  });
+
+  it('creates a macvlan on a parent', async () => {
+    const ns = await tempNs();
+    const nl = createNetlink({ netns: ns.name });
+    await nl.linkAdd({ kind: 'veth', name: 'p0', peer: { name: 'p1' } });
+    await nl.linkAdd({ kind: 'macvlan', name: 'mv0', parent: 'p0', mode: 'bridge' });
+    expect((await nl.linkGet('mv0')).spec).toMatchObject({ kind: 'macvlan', parent: 'p0', mode: 'bridge' });
+    const [raw] = await ipJson(ns, '-d', 'link', 'show', 'mv0');
+    expect(raw).toMatchObject({ link: 'p0', linkinfo: { info_kind: 'macvlan', info_data: { mode: 'bridge' } } });
+  });
+});
+
+/** A process that lives in `netns` until the test ends, so that /proc/PID/ns/net stays valid. */
+async function processInNetns(netns: string): Promise<ChildProcess & { pid: number }> {
+  const child = spawn('ip', ['netns', 'exec', netns, 'sleep', '600'], { stdio: 'ignore' });
+  cleanups.push(async () => {
+    child.kill('SIGKILL');
+  });
+  const own = await readlink('/proc/self/ns/net');
+  for (let i = 0; i < 200; i++) {
+    // `ip netns exec` switches namespace, then execs sleep in the same process.
+    const theirs = child.pid ? await readlink(`/proc/${child.pid}/ns/net`).catch(() => own) : own;
+    if (theirs !== own) return child as ChildProcess & { pid: number };
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the netns holder process did not enter the namespace');
+}
