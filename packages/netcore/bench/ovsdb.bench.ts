@@ -10,7 +10,15 @@
 // Neither side waits for ovs-vswitchd (--no-wait), so both measure database work only. Each way
 // runs ROUNDS times; the median is reported. The last line is the machine-readable result.
 import { performance } from 'node:perf_hooks';
-import { addPort, addPorts, connectOvsdb, deletePort, deletePorts, ensureBridge, type PortSpec } from '@fabrik/netcore/ovsdb';
+import {
+  addPort,
+  addPorts,
+  connectOvsdb,
+  deletePort,
+  deletePorts,
+  ensureBridge,
+  type PortSpec,
+} from '@fabrik/netcore/ovsdb';
 import { startOvs, uniqueName } from '@fabrik/testkit';
 
 const PORTS = Number(process.env.PORTS ?? 200);
@@ -26,11 +34,30 @@ try {
   const names = Array.from({ length: PORTS }, (_, i) => `bp${i}`);
   // Patch ports in pairs (bp0<->bp1, ...): real ports for vswitchd without creating kernel devices.
   const peer = (i: number) => names[i ^ 1]!;
-  const specs: PortSpec[] = names.map((name, i) => ({ bridge, name, type: 'patch', peer: peer(i), tag: 100 }));
+  const specs: PortSpec[] = names.map((name, i) => ({
+    bridge,
+    name,
+    type: 'patch',
+    peer: peer(i),
+    tag: 100,
+  }));
   const vsctlAddArgs = (name: string, i: number) => [
-    'add-port', bridge, name, 'tag=100',
-    '--', 'set', 'interface', name, 'type=patch', `options:peer=${peer(i)}`, 'external_ids:fabrik-owner=fabrik',
-    '--', 'set', 'port', name, 'external_ids:fabrik-owner=fabrik',
+    'add-port',
+    bridge,
+    name,
+    'tag=100',
+    '--',
+    'set',
+    'interface',
+    name,
+    'type=patch',
+    `options:peer=${peer(i)}`,
+    'external_ids:fabrik-owner=fabrik',
+    '--',
+    'set',
+    'port',
+    name,
+    'external_ids:fabrik-owner=fabrik',
   ];
   const assertPorts = async (expected: number) => {
     const n = (await ovs.vsctl('list-ports', bridge)).split('\n').filter(Boolean).length;
@@ -74,7 +101,9 @@ try {
   const ms = (k: string) => median(times[k]!);
   console.log(`ovsdb benchmark: add + delete ${PORTS} ports, median of ${ROUNDS} rounds`);
   for (const k of Object.keys(ways)) {
-    console.log(`  ${k.padEnd(16)} ${ms(k).toFixed(1).padStart(9)} ms  (${((ms(k) / PORTS) * 1000).toFixed(0)} us per port)`);
+    console.log(
+      `  ${k.padEnd(16)} ${ms(k).toFixed(1).padStart(9)} ms  (${((ms(k) / PORTS) * 1000).toFixed(0)} us per port)`,
+    );
   }
   const perPort = ms('fabrik per port') / ms('vsctl per port');
   const batch = ms('fabrik batch') / ms('vsctl batch');

@@ -9,6 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const schemaPath = process.argv[2] ?? '/usr/share/openvswitch/vswitch.ovsschema';
@@ -61,13 +62,24 @@ function column(t: AtomicType | TypeJson): Column {
     const value = base(type.value);
     const vref = value.refTable ? `, valueRefTable: '${value.refTable}'` : '';
     const keyTs = atomTs(key);
-    const mapTs = key.type === 'string' ? `Readonly<Record<string, ${atomTs(value)}>>` : `ReadonlyMap<${keyTs}, ${atomTs(value)}>`;
-    return { descriptor: `{ kind: 'map', key: '${key.type}', value: '${value.type}'${ref}${vref} }`, ts: mapTs };
+    const mapTs =
+      key.type === 'string'
+        ? `Readonly<Record<string, ${atomTs(value)}>>`
+        : `ReadonlyMap<${keyTs}, ${atomTs(value)}>`;
+    return {
+      descriptor: `{ kind: 'map', key: '${key.type}', value: '${value.type}'${ref}${vref} }`,
+      ts: mapTs,
+    };
   }
-  if (min === 1 && max === 1) return { descriptor: `{ kind: 'atom', key: '${key.type}'${ref} }`, ts: atomTs(key) };
-  if (min === 0 && max === 1) return { descriptor: `{ kind: 'optional', key: '${key.type}'${ref} }`, ts: `${atomTs(key)} | undefined` };
+  if (min === 1 && max === 1)
+    return { descriptor: `{ kind: 'atom', key: '${key.type}'${ref} }`, ts: atomTs(key) };
+  if (min === 0 && max === 1)
+    return { descriptor: `{ kind: 'optional', key: '${key.type}'${ref} }`, ts: `${atomTs(key)} | undefined` };
   const ts = atomTs(key);
-  return { descriptor: `{ kind: 'set', key: '${key.type}'${ref} }`, ts: ts.includes('|') ? `readonly (${ts})[]` : `readonly ${ts}[]` };
+  return {
+    descriptor: `{ kind: 'set', key: '${key.type}'${ref} }`,
+    ts: ts.includes('|') ? `readonly (${ts})[]` : `readonly ${ts}[]`,
+  };
 }
 
 /** Open_vSwitch -> OpenVSwitchRow, sFlow -> SFlowRow, CT_Zone -> CTZoneRow. */
@@ -105,10 +117,12 @@ out.push('export const vswitchColumns = {');
 for (const table of tables) {
   out.push(`  ${table}: {`);
   out.push(`    _uuid: { kind: 'atom', key: 'uuid' },`);
-  for (const [name, def] of Object.entries(schema.tables[table]!.columns)) out.push(`    ${name}: ${column(def.type).descriptor},`);
+  for (const [name, def] of Object.entries(schema.tables[table]!.columns))
+    out.push(`    ${name}: ${column(def.type).descriptor},`);
   out.push('  },');
 }
 out.push('} as const satisfies Record<keyof VswitchTables, TableColumns>;');
 out.push('');
-writeFileSync(outPath, out.join('\n'));
+const options = (await resolveConfig(outPath)) ?? {};
+writeFileSync(outPath, await format(out.join('\n'), { ...options, filepath: outPath }));
 console.log(`wrote ${outPath} (${tables.length} tables)`);

@@ -109,7 +109,9 @@ export class OvsdbOperationError extends OvsdbError {
     /** OVSDB's details, when it sent any. */
     readonly details: string | undefined,
   ) {
-    const where = op ? `operation ${index} (${op.op} ${'table' in op ? op.table : ''})` : `commit (after operation ${index - 1})`;
+    const where = op
+      ? `operation ${index} (${op.op} ${'table' in op ? op.table : ''})`
+      : `commit (after operation ${index - 1})`;
     super(`${where} failed: ${error}${details ? `: ${details}` : ''}`);
     this.name = 'OvsdbOperationError';
     this.kind = KINDS[error] ?? 'other';
@@ -137,7 +139,9 @@ export class OvsdbOwnershipError extends OvsdbError {
     /** Name of the foreign bridge/port. */
     readonly rowName: string,
   ) {
-    super(`${table} ${JSON.stringify(rowName)} exists but is not owned by fabrik (no external_ids:fabrik-owner); not changing it`);
+    super(
+      `${table} ${JSON.stringify(rowName)} exists but is not owned by fabrik (no external_ids:fabrik-owner); not changing it`,
+    );
     this.name = 'OvsdbOwnershipError';
   }
 }
@@ -170,23 +174,29 @@ export class OvsInterfaceError extends OvsdbError {
     readonly interfaceName: string,
     readonly interfaceError: string | undefined,
   ) {
-    super(`interface ${JSON.stringify(interfaceName)}: ${interfaceError ?? 'ovs-vswitchd assigned no OpenFlow port (ofport -1)'}`);
+    super(
+      `interface ${JSON.stringify(interfaceName)}: ${interfaceError ?? 'ovs-vswitchd assigned no OpenFlow port (ofport -1)'}`,
+    );
     this.name = 'OvsInterfaceError';
   }
 }
 
 export const isOvsdbError = (e: unknown): e is OvsdbError => e instanceof OvsdbError;
-export const isOvsdbConnectionError = (e: unknown): e is OvsdbConnectionError => e instanceof OvsdbConnectionError;
+export const isOvsdbConnectionError = (e: unknown): e is OvsdbConnectionError =>
+  e instanceof OvsdbConnectionError;
 export const isOvsdbTimeoutError = (e: unknown): e is OvsdbTimeoutError => e instanceof OvsdbTimeoutError;
 export const isOvsdbProtocolError = (e: unknown): e is OvsdbProtocolError => e instanceof OvsdbProtocolError;
 export const isOvsdbRpcError = (e: unknown): e is OvsdbRpcError => e instanceof OvsdbRpcError;
-export const isOvsdbOperationError = (e: unknown): e is OvsdbOperationError => e instanceof OvsdbOperationError;
+export const isOvsdbOperationError = (e: unknown): e is OvsdbOperationError =>
+  e instanceof OvsdbOperationError;
 export const isOvsdbConstraintViolation = (e: unknown): e is OvsdbOperationError =>
   e instanceof OvsdbOperationError && e.kind === 'constraint-violation';
 export const isOvsdbReferentialIntegrityError = (e: unknown): e is OvsdbOperationError =>
   e instanceof OvsdbOperationError && e.kind === 'referential-integrity-violation';
 export const isOvsdbNotFoundError = (e: unknown): e is OvsdbNotFoundError => e instanceof OvsdbNotFoundError;
-export const isOvsdbOwnershipError = (e: unknown): e is OvsdbOwnershipError => e instanceof OvsdbOwnershipError;
+export const isOvsdbOwnershipError = (e: unknown): e is OvsdbOwnershipError =>
+  e instanceof OvsdbOwnershipError;
 export const isOvsdbConflictError = (e: unknown): e is OvsdbConflictError => e instanceof OvsdbConflictError;
-export const isOvsdbInvalidInputError = (e: unknown): e is OvsdbInvalidInputError => e instanceof OvsdbInvalidInputError;
+export const isOvsdbInvalidInputError = (e: unknown): e is OvsdbInvalidInputError =>
+  e instanceof OvsdbInvalidInputError;
 export const isOvsInterfaceError = (e: unknown): e is OvsInterfaceError => e instanceof OvsInterfaceError;

@@ -15,7 +15,14 @@ export type {
   OvsdbLogger,
 } from './client/index.js';
 export { insert, where, comment, selectedRows, insertedUuid } from './ops/index.js';
-export type { ColumnName, RowInput, ConditionInput, MutationInput, WaitOptions, TableQuery } from './ops/index.js';
+export type {
+  ColumnName,
+  RowInput,
+  ConditionInput,
+  MutationInput,
+  WaitOptions,
+  TableQuery,
+} from './ops/index.js';
 export {
   OVS_OWNER_KEY,
   DEFAULT_OVS_OWNER,
@@ -59,6 +66,27 @@ export {
 } from './errors.js';
 export type { OvsdbOperationErrorKind } from './errors.js';
 export { uuid, namedUuid, set, map, isUuidString, JsonStreamDecoder } from './wire/index.js';
-export type { Uuid, NamedUuid, Atom, OvsSet, OvsMap, Value, WireRow, Condition, Mutation, Operation, OperationResult } from './wire/index.js';
+export type {
+  Uuid,
+  NamedUuid,
+  Atom,
+  OvsSet,
+  OvsMap,
+  Value,
+  WireRow,
+  Condition,
+  Mutation,
+  Operation,
+  OperationResult,
+} from './wire/index.js';
 export { VSWITCH_DATABASE, VSWITCH_SCHEMA_VERSION, vswitchColumns } from './model/index.js';
-export type { TableName, VswitchTables, OpenVSwitchRow, BridgeRow, PortRow, InterfaceRow, ColumnType, TableColumns } from './model/index.js';
+export type {
+  TableName,
+  VswitchTables,
+  OpenVSwitchRow,
+  BridgeRow,
+  PortRow,
+  InterfaceRow,
+  ColumnType,
+  TableColumns,
+} from './model/index.js';

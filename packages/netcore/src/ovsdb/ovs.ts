@@ -92,14 +92,23 @@ export interface PortInfo {
 // ---------------------------------------------------------------------------------------------
 // Validation (before anything is sent)
 
-function check<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { message: string }[] } } }, value: unknown, field: string): T {
+function check<T>(
+  schema: {
+    safeParse(
+      v: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: readonly { message: string }[] } };
+  },
+  value: unknown,
+  field: string,
+): T {
   const r = schema.safeParse(value);
   if (!r.success) throw new OvsdbInvalidInputError(field, r.error.issues.map((i) => i.message).join('; '));
   return r.data;
 }
 
 function checkInt(value: number, min: number, max: number, field: string): void {
-  if (!Number.isInteger(value) || value < min || value > max) throw new OvsdbInvalidInputError(field, `must be an integer in ${min}..${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new OvsdbInvalidInputError(field, `must be an integer in ${min}..${max}`);
 }
 
 function checkOwner(owner: string | undefined): string {
@@ -110,7 +119,8 @@ function checkOwner(owner: string | undefined): string {
 
 function checkExternalIds(ids: Readonly<Record<string, string>> | undefined, field: string): void {
   for (const [k, v] of Object.entries(ids ?? {})) {
-    if (k === OVS_OWNER_KEY) throw new OvsdbInvalidInputError(`${field}.${k}`, 'is set by fabrik from the owner option');
+    if (k === OVS_OWNER_KEY)
+      throw new OvsdbInvalidInputError(`${field}.${k}`, 'is set by fabrik from the owner option');
     if (typeof v !== 'string') throw new OvsdbInvalidInputError(`${field}.${k}`, 'must be a string');
   }
 }
@@ -123,7 +133,8 @@ function checkVlan(settings: PortVlanSettings, field: string): void {
 function checkPortSpec(spec: PortSpec, field: string): void {
   check(InterfaceName, spec.bridge, `${field}.bridge`);
   check(InterfaceName, spec.name, `${field}.name`);
-  if ((spec.type === 'patch') !== (spec.peer !== undefined)) throw new OvsdbInvalidInputError(`${field}.peer`, 'is required for patch ports and only for them');
+  if ((spec.type === 'patch') !== (spec.peer !== undefined))
+    throw new OvsdbInvalidInputError(`${field}.peer`, 'is required for patch ports and only for them');
   if (spec.peer !== undefined) check(InterfaceName, spec.peer, `${field}.peer`);
   checkVlan(spec, field);
   if (spec.mtuRequest !== undefined) checkInt(spec.mtuRequest, 68, 65535, `${field}.mtuRequest`);
@@ -136,13 +147,18 @@ function checkPortSpec(spec: PortSpec, field: string): void {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-const isOwned = (externalIds: Readonly<Record<string, string>> | undefined): boolean => externalIds?.[OVS_OWNER_KEY] !== undefined;
+const isOwned = (externalIds: Readonly<Record<string, string>> | undefined): boolean =>
+  externalIds?.[OVS_OWNER_KEY] !== undefined;
 
 /**
  * A `wait` that fails the transaction unless the row still carries the owner mark read before
  * (so a row that changed hands between the read and the write is never touched).
  */
-function stillOwned(table: 'Bridge' | 'Port', uuid: string, externalIds: Readonly<Record<string, string>>): Operation[] {
+function stillOwned(
+  table: 'Bridge' | 'Port',
+  uuid: string,
+  externalIds: Readonly<Record<string, string>>,
+): Operation[] {
   const owner = externalIds[OVS_OWNER_KEY] ?? '';
   return where(table, ['_uuid', '==', uuid], ['external_ids', 'includes', { [OVS_OWNER_KEY]: owner }]).wait({
     columns: ['name'],
@@ -153,7 +169,9 @@ function stillOwned(table: 'Bridge' | 'Port', uuid: string, externalIds: Readonl
 }
 
 /** Mutations that make `external_ids` contain `ids` (map insert does not overwrite: delete the keys first). */
-function mergeExternalIds(ids: Readonly<Record<string, string>>): [['external_ids', 'delete', string[]], ['external_ids', 'insert', Record<string, string>]] {
+function mergeExternalIds(
+  ids: Readonly<Record<string, string>>,
+): [['external_ids', 'delete', string[]], ['external_ids', 'insert', Record<string, string>]] {
   return [
     ['external_ids', 'delete', Object.keys(ids)],
     ['external_ids', 'insert', { ...ids }],
@@ -171,13 +189,20 @@ async function retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
-const OVS_INTERFACE_TYPE: Readonly<Record<OvsPortType, string>> = { system: '', internal: 'internal', patch: 'patch' };
+const OVS_INTERFACE_TYPE: Readonly<Record<OvsPortType, string>> = {
+  system: '',
+  internal: 'internal',
+  patch: 'patch',
+};
 const portTypeOf = (spec: PortSpec): string => OVS_INTERFACE_TYPE[spec.type ?? 'system'];
 
 async function rootUuid(client: OvsdbClient): Promise<string> {
   const [res] = await client.transact(where('Open_vSwitch').select('_uuid'));
   const root = selectedRows('Open_vSwitch', res)[0]?._uuid;
-  if (!root) throw new OvsdbProtocolError('the Open_vSwitch table has no row (was the database initialised with `ovs-vsctl init`?)');
+  if (!root)
+    throw new OvsdbProtocolError(
+      'the Open_vSwitch table has no row (was the database initialised with `ovs-vsctl init`?)',
+    );
   return root;
 }
 
@@ -191,7 +216,10 @@ async function rootUuid(client: OvsdbClient): Promise<string> {
  *
  * Equivalent to: `ovs-vsctl --may-exist add-br NAME -- set bridge NAME datapath_type=... external_ids:fabrik-owner=...`
  */
-export async function ensureBridge(client: OvsdbClient, spec: BridgeSpec): Promise<{ uuid: string; created: boolean }> {
+export async function ensureBridge(
+  client: OvsdbClient,
+  spec: BridgeSpec,
+): Promise<{ uuid: string; created: boolean }> {
   check(InterfaceName, spec.name, 'name');
   checkExternalIds(spec.externalIds, 'externalIds');
   const owner = checkOwner(spec.owner);
@@ -208,18 +236,36 @@ export async function ensureBridge(client: OvsdbClient, spec: BridgeSpec): Promi
     const existing = selectedRows('Bridge', bridgeRes)[0];
     if (existing?._uuid) {
       if (!isOwned(existing.external_ids)) throw new OvsdbOwnershipError('Bridge', spec.name);
-      const update = Object.keys(settings).length > 0 ? where('Bridge', ['_uuid', '==', existing._uuid]).update(settings) : [];
-      const ids = spec.externalIds && Object.keys(spec.externalIds).length > 0 ? where('Bridge', ['_uuid', '==', existing._uuid]).mutate(...mergeExternalIds(spec.externalIds)) : [];
-      if (update.length + ids.length > 0) await client.transact([...stillOwned('Bridge', existing._uuid, existing.external_ids ?? {}), ...update, ...ids]);
+      const update =
+        Object.keys(settings).length > 0
+          ? where('Bridge', ['_uuid', '==', existing._uuid]).update(settings)
+          : [];
+      const ids =
+        spec.externalIds && Object.keys(spec.externalIds).length > 0
+          ? where('Bridge', ['_uuid', '==', existing._uuid]).mutate(...mergeExternalIds(spec.externalIds))
+          : [];
+      if (update.length + ids.length > 0)
+        await client.transact([
+          ...stillOwned('Bridge', existing._uuid, existing.external_ids ?? {}),
+          ...update,
+          ...ids,
+        ]);
       return { uuid: existing._uuid, created: false };
     }
     const root = selectedRows('Open_vSwitch', rootRes)[0]?._uuid;
-    if (!root) throw new OvsdbProtocolError('the Open_vSwitch table has no row (was the database initialised with `ovs-vsctl init`?)');
+    if (!root)
+      throw new OvsdbProtocolError(
+        'the Open_vSwitch table has no row (was the database initialised with `ovs-vsctl init`?)',
+      );
     const mark = { [OVS_OWNER_KEY]: owner };
     const results = await client.transact([
       ...insert('Interface', { name: spec.name, type: 'internal', external_ids: mark }, 'iface'),
       ...insert('Port', { name: spec.name, interfaces: ['iface'], external_ids: mark }, 'port'),
-      ...insert('Bridge', { name: spec.name, ports: ['port'], ...settings, external_ids: { ...spec.externalIds, ...mark } }, 'bridge'),
+      ...insert(
+        'Bridge',
+        { name: spec.name, ports: ['port'], ...settings, external_ids: { ...spec.externalIds, ...mark } },
+        'bridge',
+      ),
       ...where('Open_vSwitch', ['_uuid', '==', root]).mutate(['bridges', 'insert', ['bridge']]),
     ]);
     const uuid = insertedUuid(results[2]);
@@ -241,7 +287,10 @@ export async function deleteBridge(client: OvsdbClient, name: string): Promise<v
   if (!bridge?._uuid) return;
   if (!isOwned(bridge.external_ids)) throw new OvsdbOwnershipError('Bridge', name);
   // Bridge, Port and Interface are not root tables: dropping the reference deletes them all.
-  await client.transact([...stillOwned('Bridge', bridge._uuid, bridge.external_ids ?? {}), ...where('Open_vSwitch').mutate(['bridges', 'delete', [bridge._uuid]])]);
+  await client.transact([
+    ...stillOwned('Bridge', bridge._uuid, bridge.external_ids ?? {}),
+    ...where('Open_vSwitch').mutate(['bridges', 'delete', [bridge._uuid]]),
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -257,11 +306,15 @@ interface ObservedPort {
  * Adds ports in one transaction (after one read): creates missing ones, brings existing
  * fabrik-owned ones to their spec. Returns the uuids in the order of `specs`.
  */
-export async function addPorts(client: OvsdbClient, specs: readonly PortSpec[]): Promise<{ portUuid: string; interfaceUuid: string }[]> {
+export async function addPorts(
+  client: OvsdbClient,
+  specs: readonly PortSpec[],
+): Promise<{ portUuid: string; interfaceUuid: string }[]> {
   specs.forEach((s, i) => checkPortSpec(s, `ports[${i}]`));
   const names = new Set<string>();
   for (const [i, s] of specs.entries()) {
-    if (names.has(s.name)) throw new OvsdbInvalidInputError(`ports[${i}].name`, `${JSON.stringify(s.name)} is given twice`);
+    if (names.has(s.name))
+      throw new OvsdbInvalidInputError(`ports[${i}].name`, `${JSON.stringify(s.name)} is given twice`);
     names.add(s.name);
   }
   if (specs.length === 0) return [];
@@ -269,7 +322,9 @@ export async function addPorts(client: OvsdbClient, specs: readonly PortSpec[]):
   return retryOnConflict(async () => {
     const read = await client.transact([
       ...bridges.flatMap((b) => where('Bridge', ['name', '==', b]).select('_uuid', 'ports')),
-      ...specs.flatMap((s) => where('Port', ['name', '==', s.name]).select('_uuid', 'interfaces', 'external_ids')),
+      ...specs.flatMap((s) =>
+        where('Port', ['name', '==', s.name]).select('_uuid', 'interfaces', 'external_ids'),
+      ),
     ]);
     const bridgeRows = new Map<string, Partial<BridgeRow>>();
     bridges.forEach((b, i) => {
@@ -299,36 +354,66 @@ export async function addPorts(client: OvsdbClient, specs: readonly PortSpec[]):
       };
       if (port?._uuid) {
         if (!isOwned(port.external_ids)) throw new OvsdbOwnershipError('Port', spec.name);
-        if (!bridge.ports?.includes(port._uuid)) throw new OvsdbConflictError(`port ${JSON.stringify(spec.name)} exists on another bridge than ${JSON.stringify(spec.bridge)}`);
+        if (!bridge.ports?.includes(port._uuid))
+          throw new OvsdbConflictError(
+            `port ${JSON.stringify(spec.name)} exists on another bridge than ${JSON.stringify(spec.bridge)}`,
+          );
         const ifaceUuid = port.interfaces?.[0];
         if (!ifaceUuid) throw new OvsdbProtocolError(`Port ${spec.name} has no interface`);
-        existing.set(k, { uuid: port._uuid, interfaces: port.interfaces ?? [], externalIds: port.external_ids ?? {} });
+        existing.set(k, {
+          uuid: port._uuid,
+          interfaces: port.interfaces ?? [],
+          externalIds: port.external_ids ?? {},
+        });
         ops.push(...stillOwned('Port', port._uuid, port.external_ids ?? {}));
         const pWhere = where('Port', ['_uuid', '==', port._uuid]);
         if (Object.keys(portRow).length > 0) ops.push(...pWhere.update(portRow));
-        if (spec.externalIds && Object.keys(spec.externalIds).length > 0) ops.push(...pWhere.mutate(...mergeExternalIds(spec.externalIds)));
+        if (spec.externalIds && Object.keys(spec.externalIds).length > 0)
+          ops.push(...pWhere.mutate(...mergeExternalIds(spec.externalIds)));
         const iWhere = where('Interface', ['_uuid', '==', ifaceUuid]);
         ops.push(...iWhere.update(ifaceRow));
-        if (spec.interfaceExternalIds && Object.keys(spec.interfaceExternalIds).length > 0) ops.push(...iWhere.mutate(...mergeExternalIds(spec.interfaceExternalIds)));
+        if (spec.interfaceExternalIds && Object.keys(spec.interfaceExternalIds).length > 0)
+          ops.push(...iWhere.mutate(...mergeExternalIds(spec.interfaceExternalIds)));
         return;
       }
       const ifaceName = `iface${k}`;
       const portName = `port${k}`;
       created.push({ spec: k, ifaceOp: ops.length, portOp: ops.length + 1 });
-      ops.push(...insert('Interface', { name: spec.name, ...ifaceRow, external_ids: { ...spec.interfaceExternalIds, ...mark } }, ifaceName));
-      ops.push(...insert('Port', { name: spec.name, interfaces: [ifaceName], ...portRow, external_ids: { ...spec.externalIds, ...mark } }, portName));
+      ops.push(
+        ...insert(
+          'Interface',
+          { name: spec.name, ...ifaceRow, external_ids: { ...spec.interfaceExternalIds, ...mark } },
+          ifaceName,
+        ),
+      );
+      ops.push(
+        ...insert(
+          'Port',
+          {
+            name: spec.name,
+            interfaces: [ifaceName],
+            ...portRow,
+            external_ids: { ...spec.externalIds, ...mark },
+          },
+          portName,
+        ),
+      );
       const list = newPortsByBridge.get(spec.bridge) ?? [];
       list.push(portName);
       newPortsByBridge.set(spec.bridge, list);
     });
-    for (const [b, ports] of newPortsByBridge) ops.push(...where('Bridge', ['_uuid', '==', bridgeRows.get(b)!._uuid!]).mutate(['ports', 'insert', ports]));
+    for (const [b, ports] of newPortsByBridge)
+      ops.push(
+        ...where('Bridge', ['_uuid', '==', bridgeRows.get(b)!._uuid!]).mutate(['ports', 'insert', ports]),
+      );
     const results = ops.length > 0 ? await client.transact(ops) : [];
     const out: { portUuid: string; interfaceUuid: string }[] = new Array(specs.length);
     for (const [k, p] of existing) out[k] = { portUuid: p.uuid, interfaceUuid: p.interfaces[0]! };
     for (const c of created) {
       const portUuid = insertedUuid(results[c.portOp]);
       const interfaceUuid = insertedUuid(results[c.ifaceOp]);
-      if (!portUuid || !interfaceUuid) throw new OvsdbProtocolError('insert Port/Interface: reply has no uuid');
+      if (!portUuid || !interfaceUuid)
+        throw new OvsdbProtocolError('insert Port/Interface: reply has no uuid');
       out[c.spec] = { portUuid, interfaceUuid };
     }
     return out;
@@ -343,13 +428,18 @@ export async function addPorts(client: OvsdbClient, specs: readonly PortSpec[]):
  *
  * Equivalent to: `ovs-vsctl --may-exist add-port BRIDGE NAME tag=... -- set interface NAME type=...`
  */
-export async function addPort(client: OvsdbClient, spec: PortSpec): Promise<{ portUuid: string; interfaceUuid: string }> {
+export async function addPort(
+  client: OvsdbClient,
+  spec: PortSpec,
+): Promise<{ portUuid: string; interfaceUuid: string }> {
   const [result] = await addPorts(client, [spec]);
   return result!;
 }
 
 async function readOwnedPort(client: OvsdbClient, name: string): Promise<ObservedPort | undefined> {
-  const [res] = await client.transact(where('Port', ['name', '==', name]).select('_uuid', 'interfaces', 'external_ids'));
+  const [res] = await client.transact(
+    where('Port', ['name', '==', name]).select('_uuid', 'interfaces', 'external_ids'),
+  );
   const port = selectedRows('Port', res)[0];
   if (!port?._uuid) return undefined;
   if (!isOwned(port.external_ids)) throw new OvsdbOwnershipError('Port', name);
@@ -362,7 +452,11 @@ async function readOwnedPort(client: OvsdbClient, name: string): Promise<Observe
  *
  * Equivalent to: `ovs-vsctl set port NAME tag=... trunks=... vlan_mode=...`
  */
-export async function setPortVlan(client: OvsdbClient, name: string, settings: PortVlanSettings): Promise<void> {
+export async function setPortVlan(
+  client: OvsdbClient,
+  name: string,
+  settings: PortVlanSettings,
+): Promise<void> {
   check(InterfaceName, name, 'name');
   checkVlan(settings, 'settings');
   const port = await readOwnedPort(client, name);
@@ -373,7 +467,10 @@ export async function setPortVlan(client: OvsdbClient, name: string, settings: P
     ...(settings.vlanMode !== undefined ? { vlan_mode: settings.vlanMode } : {}),
   };
   if (Object.keys(row).length === 0) return;
-  await client.transact([...stillOwned('Port', port.uuid, port.externalIds), ...where('Port', ['_uuid', '==', port.uuid]).update(row)]);
+  await client.transact([
+    ...stillOwned('Port', port.uuid, port.externalIds),
+    ...where('Port', ['_uuid', '==', port.uuid]).update(row),
+  ]);
 }
 
 /**
@@ -386,15 +483,23 @@ export async function deletePorts(client: OvsdbClient, names: readonly string[])
   return deletePortsAttempt(client, names, 0);
 }
 
-async function deletePortsAttempt(client: OvsdbClient, names: readonly string[], attempt: number): Promise<boolean[]> {
-  const read = await client.transact(names.flatMap((n) => where('Port', ['name', '==', n]).select('_uuid', 'external_ids')));
+async function deletePortsAttempt(
+  client: OvsdbClient,
+  names: readonly string[],
+  attempt: number,
+): Promise<boolean[]> {
+  const read = await client.transact(
+    names.flatMap((n) => where('Port', ['name', '==', n]).select('_uuid', 'external_ids')),
+  );
   const ops: Operation[] = [];
   const found = names.map((n, i) => {
     const port = selectedRows('Port', read[i])[0];
     if (!port?._uuid) return false;
     if (!isOwned(port.external_ids)) throw new OvsdbOwnershipError('Port', n);
     ops.push(...stillOwned('Port', port._uuid, port.external_ids ?? {}));
-    ops.push(...where('Bridge', ['ports', 'includes', [port._uuid]]).mutate(['ports', 'delete', [port._uuid]]));
+    ops.push(
+      ...where('Bridge', ['ports', 'includes', [port._uuid]]).mutate(['ports', 'delete', [port._uuid]]),
+    );
     return true;
   });
   if (ops.length === 0) return found;
@@ -402,7 +507,8 @@ async function deletePortsAttempt(client: OvsdbClient, names: readonly string[],
     await client.transact(ops);
   } catch (e) {
     // A port deleted by someone else between the read and the write fails its `wait`: read again.
-    if (isOvsdbOperationError(e) && e.kind === 'timed-out' && attempt < 4) return deletePortsAttempt(client, names, attempt + 1);
+    if (isOvsdbOperationError(e) && e.kind === 'timed-out' && attempt < 4)
+      return deletePortsAttempt(client, names, attempt + 1);
     throw e;
   }
   return found;
@@ -423,17 +529,39 @@ export async function deletePort(client: OvsdbClient, name: string): Promise<boo
  * Ports whose external_ids contain every pair of `externalIds` (`{}`: every port), with their
  * bridge and first interface.
  */
-export async function findPorts(client: OvsdbClient, externalIds: Readonly<Record<string, string>>): Promise<PortInfo[]> {
+export async function findPorts(
+  client: OvsdbClient,
+  externalIds: Readonly<Record<string, string>>,
+): Promise<PortInfo[]> {
   const [portRes, bridgeRes] = await client.transact([
-    ...where('Port', ['external_ids', 'includes', externalIds]).select('_uuid', 'name', 'interfaces', 'tag', 'trunks', 'vlan_mode', 'external_ids'),
+    ...where('Port', ['external_ids', 'includes', externalIds]).select(
+      '_uuid',
+      'name',
+      'interfaces',
+      'tag',
+      'trunks',
+      'vlan_mode',
+      'external_ids',
+    ),
     ...where('Bridge').select('name', 'ports'),
   ]);
   const ports = selectedRows('Port', portRes);
   if (ports.length === 0) return [];
   const bridgeOfPort = new Map<string, string>();
-  for (const b of selectedRows('Bridge', bridgeRes)) for (const p of b.ports ?? []) bridgeOfPort.set(p, b.name ?? '');
+  for (const b of selectedRows('Bridge', bridgeRes))
+    for (const p of b.ports ?? []) bridgeOfPort.set(p, b.name ?? '');
   const ifaceRes = await client.transact(
-    ports.flatMap((p) => where('Interface', ['_uuid', '==', p.interfaces?.[0] ?? '00000000-0000-0000-0000-000000000000']).select('_uuid', 'name', 'type', 'ofport', 'error', 'mac_in_use', 'external_ids')),
+    ports.flatMap((p) =>
+      where('Interface', ['_uuid', '==', p.interfaces?.[0] ?? '00000000-0000-0000-0000-000000000000']).select(
+        '_uuid',
+        'name',
+        'type',
+        'ofport',
+        'error',
+        'mac_in_use',
+        'external_ids',
+      ),
+    ),
   );
   const out: PortInfo[] = [];
   ports.forEach((p, i) => {
@@ -475,26 +603,46 @@ const WAIT_SLACK_MS = 5_000;
  * `error` column when vswitchd could not set it up, {@link OvsdbNotFoundError} when it does not
  * exist, {@link OvsdbTimeoutError} after `timeoutMs`.
  */
-export async function waitForOfport(client: OvsdbClient, interfaceName: string, options: { timeoutMs: number }): Promise<number> {
+export async function waitForOfport(
+  client: OvsdbClient,
+  interfaceName: string,
+  options: { timeoutMs: number },
+): Promise<number> {
   check(InterfaceName, interfaceName, 'interfaceName');
   checkInt(options.timeoutMs, 0, 2 ** 31 - 1, 'timeoutMs');
   const byName = () => where('Interface', ['name', '==', interfaceName]);
   let rows: Partial<InterfaceRow>[];
   try {
-    const res = await client.transact([...byName().wait({ columns: ['ofport'], until: '!=', rows: [{ ofport: null }], timeoutMs: options.timeoutMs }), ...byName().select('ofport', 'error')], {
-      timeoutMs: options.timeoutMs + WAIT_SLACK_MS,
-    });
+    const res = await client.transact(
+      [
+        ...byName().wait({
+          columns: ['ofport'],
+          until: '!=',
+          rows: [{ ofport: null }],
+          timeoutMs: options.timeoutMs,
+        }),
+        ...byName().select('ofport', 'error'),
+      ],
+      {
+        timeoutMs: options.timeoutMs + WAIT_SLACK_MS,
+      },
+    );
     rows = selectedRows('Interface', res[1]);
   } catch (e) {
     if (!isOvsdbOperationError(e) || e.kind !== 'timed-out') throw e;
     const [res] = await client.transact(byName().select('error'));
     const error = selectedRows('Interface', res)[0]?.error;
     if (error !== undefined) throw new OvsInterfaceError(interfaceName, error);
-    throw new OvsdbTimeoutError(`interface ${JSON.stringify(interfaceName)} got no ofport from ovs-vswitchd`, options.timeoutMs, { cause: e });
+    throw new OvsdbTimeoutError(
+      `interface ${JSON.stringify(interfaceName)} got no ofport from ovs-vswitchd`,
+      options.timeoutMs,
+      { cause: e },
+    );
   }
   const iface = rows[0];
   if (!iface) throw new OvsdbNotFoundError('Interface', interfaceName);
-  if (iface.error !== undefined || iface.ofport === undefined || iface.ofport < 0) throw new OvsInterfaceError(interfaceName, iface.error);
+  if (iface.error !== undefined || iface.ofport === undefined || iface.ofport < 0)
+    throw new OvsInterfaceError(interfaceName, iface.error);
   return iface.ofport;
 }
 
@@ -507,16 +655,31 @@ export async function waitForVswitchd(client: OvsdbClient, options: { timeoutMs:
   checkInt(options.timeoutMs, 0, 2 ** 31 - 1, 'timeoutMs');
   const root = await rootUuid(client);
   const self = () => where('Open_vSwitch', ['_uuid', '==', root]);
-  const [, res] = await client.transact([...self().mutate(['next_cfg', '+=', 1]), ...self().select('next_cfg')]);
+  const [, res] = await client.transact([
+    ...self().mutate(['next_cfg', '+=', 1]),
+    ...self().select('next_cfg'),
+  ]);
   const nextCfg = selectedRows('Open_vSwitch', res)[0]?.next_cfg;
   if (nextCfg === undefined) throw new OvsdbProtocolError('select Open_vSwitch.next_cfg returned no row');
   try {
-    await client.transact(where('Open_vSwitch', ['_uuid', '==', root], ['cur_cfg', '>=', nextCfg]).wait({ columns: ['cur_cfg'], until: '!=', rows: [], timeoutMs: options.timeoutMs }), {
-      timeoutMs: options.timeoutMs + WAIT_SLACK_MS,
-    });
+    await client.transact(
+      where('Open_vSwitch', ['_uuid', '==', root], ['cur_cfg', '>=', nextCfg]).wait({
+        columns: ['cur_cfg'],
+        until: '!=',
+        rows: [],
+        timeoutMs: options.timeoutMs,
+      }),
+      {
+        timeoutMs: options.timeoutMs + WAIT_SLACK_MS,
+      },
+    );
   } catch (e) {
     if (isOvsdbOperationError(e) && e.kind === 'timed-out') {
-      throw new OvsdbTimeoutError(`ovs-vswitchd did not apply configuration ${nextCfg} (is it running?)`, options.timeoutMs, { cause: e });
+      throw new OvsdbTimeoutError(
+        `ovs-vswitchd did not apply configuration ${nextCfg} (is it running?)`,
+        options.timeoutMs,
+        { cause: e },
+      );
     }
     throw e;
   }

@@ -37,7 +37,8 @@ afterAll(async () => {
 });
 
 /** `ovs-vsctl get TABLE RECORD COLUMN`, trimmed. */
-const get = async (table: string, record: string, column: string) => (await ovs.vsctl('--no-wait', 'get', table, record, column)).trim();
+const get = async (table: string, record: string, column: string) =>
+  (await ovs.vsctl('--no-wait', 'get', table, record, column)).trim();
 /** Every value of `column` in `table`, straight from the database. */
 const column = async (table: string, col: string) =>
   (await ovs.vsctl('--no-wait', '--bare', `--columns=${col}`, 'list', table))
@@ -54,7 +55,11 @@ async function caught(p: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the promise to reject');
 }
 
-async function waitUntil(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+async function waitUntil(
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -67,9 +72,17 @@ describe('bridges and ports', () => {
     const br = uniqueName('fbr');
     const access = uniqueName('fpa');
     const trunk = uniqueName('fpt');
-    const created = await ensureBridge(client, { name: br, datapathType: 'netdev', failMode: 'standalone', mcastSnooping: true, externalIds: { network: 'blue' } });
+    const created = await ensureBridge(client, {
+      name: br,
+      datapathType: 'netdev',
+      failMode: 'standalone',
+      mcastSnooping: true,
+      externalIds: { network: 'blue' },
+    });
     expect(created.created).toBe(true);
-    expect(await ensureBridge(client, { name: br, datapathType: 'netdev', externalIds: { network: 'blue' } })).toEqual({ uuid: created.uuid, created: false });
+    expect(
+      await ensureBridge(client, { name: br, datapathType: 'netdev', externalIds: { network: 'blue' } }),
+    ).toEqual({ uuid: created.uuid, created: false });
     expect(await get('Bridge', br, 'datapath_type')).toBe('netdev');
     expect(await get('Bridge', br, 'fail_mode')).toBe('standalone');
     expect(await get('Bridge', br, 'mcast_snooping_enable')).toBe('true');
@@ -78,12 +91,42 @@ describe('bridges and ports', () => {
     expect(await get('Interface', br, 'type')).toBe('internal');
 
     const ids = { 'fabrik-test': br };
-    const a1 = await addPort(client, { bridge: br, name: access, type: 'internal', tag: 100, mtuRequest: 1400, ofportRequest: 77, externalIds: ids, interfaceExternalIds: { pod: 'a' }, owner: 'fabrik-cni' });
-    const a2 = await addPort(client, { bridge: br, name: access, type: 'internal', tag: 100, mtuRequest: 1400, ofportRequest: 77, externalIds: ids, interfaceExternalIds: { pod: 'a' }, owner: 'fabrik-cni' });
+    const a1 = await addPort(client, {
+      bridge: br,
+      name: access,
+      type: 'internal',
+      tag: 100,
+      mtuRequest: 1400,
+      ofportRequest: 77,
+      externalIds: ids,
+      interfaceExternalIds: { pod: 'a' },
+      owner: 'fabrik-cni',
+    });
+    const a2 = await addPort(client, {
+      bridge: br,
+      name: access,
+      type: 'internal',
+      tag: 100,
+      mtuRequest: 1400,
+      ofportRequest: 77,
+      externalIds: ids,
+      interfaceExternalIds: { pod: 'a' },
+      owner: 'fabrik-cni',
+    });
     expect(a2).toEqual(a1);
-    await addPort(client, { bridge: br, name: trunk, type: 'patch', peer: access, trunks: [10, 20], vlanMode: 'trunk', externalIds: ids });
+    await addPort(client, {
+      bridge: br,
+      name: trunk,
+      type: 'patch',
+      peer: access,
+      trunks: [10, 20],
+      vlanMode: 'trunk',
+      externalIds: ids,
+    });
 
-    expect((await ovs.vsctl('list-ports', br)).split('\n').filter(Boolean).sort()).toEqual([access, trunk].sort());
+    expect((await ovs.vsctl('list-ports', br)).split('\n').filter(Boolean).sort()).toEqual(
+      [access, trunk].sort(),
+    );
     expect(await get('Port', access, 'tag')).toBe('100');
     expect(await get('Port', access, `external_ids:${OVS_OWNER_KEY}`)).toBe('fabrik-cni');
     expect(await get('Interface', access, 'mtu_request')).toBe('1400');
@@ -96,9 +139,25 @@ describe('bridges and ports', () => {
     const found = await findPorts(client, ids);
     expect(found.map((p) => p.name).sort()).toEqual([access, trunk].sort());
     const a = found.find((p) => p.name === access)!;
-    expect(a).toMatchObject({ bridge: br, uuid: a1.portUuid, tag: 100, trunks: [], interface: { name: access, type: 'internal', uuid: a1.interfaceUuid, ofport: 77, externalIds: { pod: 'a' } } });
+    expect(a).toMatchObject({
+      bridge: br,
+      uuid: a1.portUuid,
+      tag: 100,
+      trunks: [],
+      interface: {
+        name: access,
+        type: 'internal',
+        uuid: a1.interfaceUuid,
+        ofport: 77,
+        externalIds: { pod: 'a' },
+      },
+    });
     expect(a.interface.mac).toMatch(/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/);
-    expect(found.find((p) => p.name === trunk)).toMatchObject({ trunks: [10, 20], vlanMode: 'trunk', interface: { type: 'patch' } });
+    expect(found.find((p) => p.name === trunk)).toMatchObject({
+      trunks: [10, 20],
+      vlanMode: 'trunk',
+      interface: { type: 'patch' },
+    });
 
     await setPortVlan(client, access, { tag: null, trunks: [30], vlanMode: 'native-untagged' });
     expect(await get('Port', access, 'tag')).toBe('[]');
@@ -109,7 +168,9 @@ describe('bridges and ports', () => {
     expect(await get('Port', access, 'trunks')).toBe('[30]');
 
     await waitForVswitchd(client, { timeoutMs: 10_000 });
-    expect(Number(await get('Open_vSwitch', '.', 'cur_cfg'))).toBeGreaterThanOrEqual(Number(await get('Open_vSwitch', '.', 'next_cfg')));
+    expect(Number(await get('Open_vSwitch', '.', 'cur_cfg'))).toBeGreaterThanOrEqual(
+      Number(await get('Open_vSwitch', '.', 'next_cfg')),
+    );
 
     expect(await deletePort(client, trunk)).toBe(true);
     expect(await deletePort(client, trunk)).toBe(false);
@@ -129,22 +190,46 @@ describe('bridges and ports', () => {
     await ovs.addBridge(foreignBr);
     try {
       expect(isOvsdbOwnershipError(await caught(deleteBridge(client, foreignBr)))).toBe(true);
-      expect(isOvsdbOwnershipError(await caught(ensureBridge(client, { name: foreignBr, failMode: 'secure' })))).toBe(true);
+      expect(
+        isOvsdbOwnershipError(await caught(ensureBridge(client, { name: foreignBr, failMode: 'secure' }))),
+      ).toBe(true);
       expect(await get('Bridge', foreignBr, 'fail_mode')).toBe('[]');
 
       await ensureBridge(client, { name: br, datapathType: 'netdev' });
-      await ovs.vsctl('--no-wait', 'add-port', br, foreignPort, '--', 'set', 'interface', foreignPort, 'type=internal');
+      await ovs.vsctl(
+        '--no-wait',
+        'add-port',
+        br,
+        foreignPort,
+        '--',
+        'set',
+        'interface',
+        foreignPort,
+        'type=internal',
+      );
       expect(isOvsdbOwnershipError(await caught(deletePort(client, foreignPort)))).toBe(true);
       expect(isOvsdbOwnershipError(await caught(setPortVlan(client, foreignPort, { tag: 5 })))).toBe(true);
-      expect(isOvsdbOwnershipError(await caught(addPort(client, { bridge: br, name: foreignPort, tag: 5 })))).toBe(true);
+      expect(
+        isOvsdbOwnershipError(await caught(addPort(client, { bridge: br, name: foreignPort, tag: 5 }))),
+      ).toBe(true);
       expect(await get('Port', foreignPort, 'tag')).toBe('[]');
 
       const unknown = uniqueName('fno');
-      expect(isOvsdbNotFoundError(await caught(addPort(client, { bridge: unknown, name: uniqueName('fp') })))).toBe(true);
+      expect(
+        isOvsdbNotFoundError(await caught(addPort(client, { bridge: unknown, name: uniqueName('fp') }))),
+      ).toBe(true);
       expect(isOvsdbNotFoundError(await caught(setPortVlan(client, unknown, { tag: 5 })))).toBe(true);
-      expect(isOvsdbNotFoundError(await caught(waitForOfport(client, unknown, { timeoutMs: 1000 })))).toBe(true);
-      expect(await caught(addPort(client, { bridge: br, name: 'bad name!' }))).toMatchObject({ code: 'OVSDB_INVALID_INPUT', field: 'ports[0].name' });
-      expect(await caught(addPort(client, { bridge: br, name: uniqueName('fp'), tag: 4095 }))).toMatchObject({ code: 'OVSDB_INVALID_INPUT', field: 'ports[0].tag' });
+      expect(isOvsdbNotFoundError(await caught(waitForOfport(client, unknown, { timeoutMs: 1000 })))).toBe(
+        true,
+      );
+      expect(await caught(addPort(client, { bridge: br, name: 'bad name!' }))).toMatchObject({
+        code: 'OVSDB_INVALID_INPUT',
+        field: 'ports[0].name',
+      });
+      expect(await caught(addPort(client, { bridge: br, name: uniqueName('fp'), tag: 4095 }))).toMatchObject({
+        code: 'OVSDB_INVALID_INPUT',
+        field: 'ports[0].tag',
+      });
     } finally {
       await ovs.vsctl('--no-wait', '--if-exists', 'del-br', foreignBr);
       await ovs.vsctl('--no-wait', '--if-exists', 'del-br', br);
@@ -159,7 +244,10 @@ describe('bridges and ports', () => {
       await addPort(client, { bridge: br, name: missing });
       const e = await caught(waitForOfport(client, missing, { timeoutMs: 10_000 }));
       expect(isOvsInterfaceError(e)).toBe(true);
-      expect(e).toMatchObject({ interfaceName: missing, interfaceError: expect.stringContaining('No such device') });
+      expect(e).toMatchObject({
+        interfaceName: missing,
+        interfaceError: expect.stringContaining('No such device'),
+      });
     } finally {
       await deleteBridge(client, br);
     }
@@ -173,7 +261,9 @@ describe('bridges and ports', () => {
     try {
       const same = { bridge: br, name: `${prefix}s`, type: 'internal' as const, tag: 7 };
       const results = await Promise.all([
-        ...names.map((name, i) => addPort(client, { bridge: br, name, type: 'patch', peer: `${prefix}x${i}`, tag: 1 + (i % 50) })),
+        ...names.map((name, i) =>
+          addPort(client, { bridge: br, name, type: 'patch', peer: `${prefix}x${i}`, tag: 1 + (i % 50) }),
+        ),
         // The same port requested ten times at once (racing inserts hit the name index; the losers adopt the winner).
         ...Array.from({ length: 10 }, () => addPort(client, same)),
       ]);
@@ -207,7 +297,18 @@ describe('forwarding on the userspace datapath', () => {
         const ns = await createTempNetns('fovs-');
         namespaces.push(ns);
         const port = uniqueName('fvh');
-        await runCommand('ip', ['link', 'add', port, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns.name]);
+        await runCommand('ip', [
+          'link',
+          'add',
+          port,
+          'type',
+          'veth',
+          'peer',
+          'name',
+          'eth0',
+          'netns',
+          ns.name,
+        ]);
         await runCommand('ip', ['link', 'set', port, 'up']);
         await ns.ip('addr', 'add', `10.77.0.${i + 1}/24`, 'dev', 'eth0');
         await ns.ip('link', 'set', 'eth0', 'up');
@@ -217,7 +318,8 @@ describe('forwarding on the userspace datapath', () => {
       }
       const [a, b, c] = hosts as [(typeof hosts)[0], (typeof hosts)[0], (typeof hosts)[0]];
       await waitForVswitchd(client, { timeoutMs: 10_000 });
-      const ping = (from: TempNetns, ip: string, count: number) => from.exec('ping', ['-c', String(count), '-i', '0.2', '-W', '1', ip]);
+      const ping = (from: TempNetns, ip: string, count: number) =>
+        from.exec('ping', ['-c', String(count), '-i', '0.2', '-W', '1', ip]);
       await ping(a.ns, b.ip, 3);
       expect(await caught(ping(a.ns, c.ip, 2))).toMatchObject({ code: 'COMMAND_FAILED' });
       // Moving c to VLAN 100 connects it: the failure above was the VLAN, not the setup.
@@ -254,7 +356,14 @@ describe('ovsdb-server restarts', () => {
       expect(isOvsdbConnectionError(await caught(plain.transact([])))).toBe(true);
       expect(plain.state).toBe('closed');
       // Changed while the server is down (offline, in the file): only a fresh monitor can see it.
-      await runCommand('ovsdb-tool', ['transact', db, JSON.stringify(['Open_vSwitch', { op: 'update', table: 'Port', where: [['name', '==', p]], row: { tag: 300 } }])]);
+      await runCommand('ovsdb-tool', [
+        'transact',
+        db,
+        JSON.stringify([
+          'Open_vSwitch',
+          { op: 'update', table: 'Port', where: [['name', '==', p]], row: { tag: 300 } },
+        ]),
+      ]);
       // A request made while disconnected waits for the reconnect.
       const pending = addPort(client, { bridge: br, name: later, type: 'internal', tag: 20 });
       await new Promise((r) => setTimeout(r, 200));
@@ -262,13 +371,17 @@ describe('ovsdb-server restarts', () => {
       await pending;
       await waitUntil('reconnected and resynced', () => client.state === 'connected' && client.cache.synced);
       expect(states).toEqual(['reconnecting', 'connected']);
-      await waitUntil('the cache shows the offline change and the later port', () => cachedPort(p)?.tag === 300 && cachedPort(later)?.tag === 20);
+      await waitUntil(
+        'the cache shows the offline change and the later port',
+        () => cachedPort(p)?.tag === 300 && cachedPort(later)?.tag === 20,
+      );
 
       // Changes made by others after the restart arrive too.
       await ovs.vsctl('--no-wait', 'set', 'port', later, 'tag=21');
       await waitUntil('the cache follows ovs-vsctl', () => cachedPort(later)?.tag === 21);
 
-      const names = (rows: ReadonlyMap<string, { name: string }>) => [...rows.values()].map((r) => r.name).sort();
+      const names = (rows: ReadonlyMap<string, { name: string }>) =>
+        [...rows.values()].map((r) => r.name).sort();
       expect(names(client.cache.Bridge)).toEqual((await column('Bridge', 'name')).sort());
       expect(names(client.cache.Port)).toEqual((await column('Port', 'name')).sort());
       expect(names(client.cache.Interface)).toEqual((await column('Interface', 'name')).sort());
@@ -280,6 +393,9 @@ describe('ovsdb-server restarts', () => {
       await plain.close();
       await deleteBridge(client, br);
     }
-    await waitUntil('the cache drops the deleted rows', () => cachedPort(p) === undefined && cachedPort(later) === undefined);
+    await waitUntil(
+      'the cache drops the deleted rows',
+      () => cachedPort(p) === undefined && cachedPort(later) === undefined,
+    );
   });
 });

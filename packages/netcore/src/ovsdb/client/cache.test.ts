@@ -13,11 +13,16 @@ interface Recorded {
   readonly sent: { params: unknown[] } | null;
   readonly received: string;
 }
-const recorded: Recorded[] = JSON.parse(readFileSync(new URL('../__fixtures__/ovsdb-server-3.1.json', import.meta.url), 'utf8'));
+const recorded: Recorded[] = JSON.parse(
+  readFileSync(new URL('../__fixtures__/ovsdb-server-3.1.json', import.meta.url), 'utf8'),
+);
 const message = (name: string) => {
   const r = recorded.find((m) => m.name === name);
   if (!r) throw new Error(`no recorded message ${name}`);
-  return { sent: r.sent, received: JSON.parse(r.received) as { result?: unknown; error?: unknown; params?: [string, unknown] } };
+  return {
+    sent: r.sent,
+    received: JSON.parse(r.received) as { result?: unknown; error?: unknown; params?: [string, unknown] },
+  };
 };
 
 const P1 = '4ecd241b-eda3-485d-bb1e-bd17b73e727e';
@@ -25,23 +30,45 @@ const P2 = '86ea7393-a0a6-4d17-873f-cf158ff0dc68';
 const BR = 'c098def3-3b2f-42c0-bdf3-f4932cda11da';
 
 describe('TableCache with recorded monitor_cond messages', () => {
-  const columns = { Port: ['name', 'tag', 'trunks', 'vlan_mode', 'external_ids', 'interfaces'], Bridge: ['name', 'ports', 'fail_mode'] };
+  const columns = {
+    Port: ['name', 'tag', 'trunks', 'vlan_mode', 'external_ids', 'interfaces'],
+    Bridge: ['name', 'ports', 'fail_mode'],
+  };
 
   it('fills the initial rows with the defaults the server leaves out, then follows every update', () => {
     const cache = new TableCache();
     cache.reset(message('monitor_cond initial').received.result, columns);
     expect(cache.synced).toBe(true);
     const p1 = cache.Port.get(P1)!;
-    expect(p1).toMatchObject({ _uuid: P1, name: 'p1', tag: 100, trunks: [], vlan_mode: undefined, external_ids: {} });
+    expect(p1).toMatchObject({
+      _uuid: P1,
+      name: 'p1',
+      tag: 100,
+      trunks: [],
+      vlan_mode: undefined,
+      external_ids: {},
+    });
     expect(p1.interfaces).toHaveLength(1);
     expect(cache.Bridge.get(BR)).toMatchObject({ name: 'br0', fail_mode: undefined });
     expect(cache.Bridge.get(BR)!.ports).toHaveLength(2);
 
     cache.apply(message('update2 modify: clear optional, set diffs, map diff').received.params![1]);
-    expect(cache.Port.get(P1)).toMatchObject({ tag: undefined, trunks: [5], vlan_mode: 'trunk', external_ids: { a: '1', b: '2' } });
+    expect(cache.Port.get(P1)).toMatchObject({
+      tag: undefined,
+      trunks: [5],
+      vlan_mode: 'trunk',
+      external_ids: { a: '1', b: '2' },
+    });
 
-    cache.apply(message('update2 modify: optional new value, set diff, map update+delete').received.params![1]);
-    expect(cache.Port.get(P1)).toMatchObject({ tag: 7, trunks: [5, 6], vlan_mode: 'trunk', external_ids: { a: '9' } });
+    cache.apply(
+      message('update2 modify: optional new value, set diff, map update+delete').received.params![1],
+    );
+    expect(cache.Port.get(P1)).toMatchObject({
+      tag: 7,
+      trunks: [5, 6],
+      vlan_mode: 'trunk',
+      external_ids: { a: '9' },
+    });
 
     const inserted = cache.apply(message('update2 insert and modify').received.params![1]);
     expect(inserted.map((c) => [c.table, c.kind])).toEqual([
@@ -72,7 +99,7 @@ describe('TableCache with recorded monitor_cond messages', () => {
 });
 
 describe('checkTransactResult with recorded transact replies', () => {
-  const opsOf = (sent: Recorded['sent']) => (sent!.params.slice(1) as Operation[]);
+  const opsOf = (sent: Recorded['sent']) => sent!.params.slice(1) as Operation[];
   const errorOf = (name: string): OvsdbOperationError => {
     const { sent, received } = message(name);
     try {
@@ -86,12 +113,21 @@ describe('checkTransactResult with recorded transact replies', () => {
 
   it('a commit error arrives as an extra trailing element: index = number of operations, no op', () => {
     const e = errorOf('transact: commit error (duplicate index) as trailing element');
-    expect(e).toMatchObject({ code: 'OVSDB_OPERATION', index: 2, op: undefined, error: 'constraint violation', kind: 'constraint-violation' });
+    expect(e).toMatchObject({
+      code: 'OVSDB_OPERATION',
+      index: 2,
+      op: undefined,
+      error: 'constraint violation',
+      kind: 'constraint-violation',
+    });
     expect(e.details).toMatch(/identical values \(br0\)/);
   });
 
   it('referential integrity violations are typed', () => {
-    expect(errorOf('transact: referential integrity violation at commit')).toMatchObject({ index: 1, kind: 'referential-integrity-violation' });
+    expect(errorOf('transact: referential integrity violation at commit')).toMatchObject({
+      index: 1,
+      kind: 'referential-integrity-violation',
+    });
   });
 
   it('a failing operation is reported with its index and operation; later results are null', () => {

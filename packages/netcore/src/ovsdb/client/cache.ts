@@ -1,6 +1,13 @@
 import { OvsdbProtocolError } from '../errors.js';
 import { vswitchColumns } from '../model/index.js';
-import type { BridgeRow, InterfaceRow, OpenVSwitchRow, PortRow, TableColumns, VswitchTables } from '../model/index.js';
+import type {
+  BridgeRow,
+  InterfaceRow,
+  OpenVSwitchRow,
+  PortRow,
+  TableColumns,
+  VswitchTables,
+} from '../model/index.js';
 import { applyColumnDiff, decodeRow, defaultValue } from '../wire/index.js';
 
 /** The tables the client can keep in its in-memory cache. */
@@ -35,7 +42,12 @@ type Rows = Map<string, Record<string, unknown>>;
 
 /** The mutable cache behind {@link OvsdbCache}; only the client writes to it. */
 export class TableCache implements OvsdbCache {
-  private readonly tables: Record<CachedTable, Rows> = { Open_vSwitch: new Map(), Bridge: new Map(), Port: new Map(), Interface: new Map() };
+  private readonly tables: Record<CachedTable, Rows> = {
+    Open_vSwitch: new Map(),
+    Bridge: new Map(),
+    Port: new Map(),
+    Interface: new Map(),
+  };
   synced = false;
 
   get Open_vSwitch(): ReadonlyMap<string, OpenVSwitchRow> {
@@ -68,17 +80,25 @@ export class TableCache implements OvsdbCache {
    * `insert`, `delete` or `modify` (a diff).
    */
   apply(updates: unknown): RowChange[] {
-    if (typeof updates !== 'object' || updates === null) throw new OvsdbProtocolError('update2: table-updates is not an object');
+    if (typeof updates !== 'object' || updates === null)
+      throw new OvsdbProtocolError('update2: table-updates is not an object');
     const changes: RowChange[] = [];
     for (const [table, rowUpdates] of Object.entries(updates as Record<string, unknown>)) {
       if (!(CACHED_TABLES as readonly string[]).includes(table)) continue;
       const t = table as CachedTable;
       const rows = this.tables[t];
       const columns: TableColumns = vswitchColumns[t];
-      if (typeof rowUpdates !== 'object' || rowUpdates === null) throw new OvsdbProtocolError(`update2: ${table} updates is not an object`);
+      if (typeof rowUpdates !== 'object' || rowUpdates === null)
+        throw new OvsdbProtocolError(`update2: ${table} updates is not an object`);
       for (const [uuid, u] of Object.entries(rowUpdates as Record<string, unknown>)) {
-        const update = u as { initial?: unknown; insert?: unknown; delete?: unknown; modify?: unknown } | null;
-        if (typeof update !== 'object' || update === null) throw new OvsdbProtocolError(`update2: ${table} ${uuid}: not a row-update2`);
+        const update = u as {
+          initial?: unknown;
+          insert?: unknown;
+          delete?: unknown;
+          modify?: unknown;
+        } | null;
+        if (typeof update !== 'object' || update === null)
+          throw new OvsdbProtocolError(`update2: ${table} ${uuid}: not a row-update2`);
         const old = rows.get(uuid) as VswitchTables[CachedTable] | undefined;
         if ('initial' in update || 'insert' in update) {
           const kind = 'initial' in update ? 'initial' : 'insert';
@@ -97,9 +117,17 @@ export class TableCache implements OvsdbCache {
             if (type) row[column] = applyColumnDiff(type, row[column], value, `${table}.${column}`);
           }
           rows.set(uuid, Object.freeze(row));
-          changes.push({ table: t, uuid, kind: 'modify', old, new: row as unknown as VswitchTables[CachedTable] });
+          changes.push({
+            table: t,
+            uuid,
+            kind: 'modify',
+            old,
+            new: row as unknown as VswitchTables[CachedTable],
+          });
         } else {
-          throw new OvsdbProtocolError(`update2: ${table} ${uuid}: unknown row update ${JSON.stringify(update).slice(0, 100)}`);
+          throw new OvsdbProtocolError(
+            `update2: ${table} ${uuid}: unknown row update ${JSON.stringify(update).slice(0, 100)}`,
+          );
         }
       }
     }

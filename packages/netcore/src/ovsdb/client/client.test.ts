@@ -36,7 +36,10 @@ afterEach(async () => {
 });
 
 /** Starts a fake server; `onRequest` answers each request (by writing to the socket) or not. */
-async function fakeServer(onRequest: (req: Request, socket: Socket) => void, onConnect?: (socket: Socket) => void): Promise<string> {
+async function fakeServer(
+  onRequest: (req: Request, socket: Socket) => void,
+  onConnect?: (socket: Socket) => void,
+): Promise<string> {
   const path = join(dir, 'db.sock');
   server = createServer((socket) => {
     const decoder = new JsonStreamDecoder();
@@ -53,8 +56,12 @@ const SELECT = where('Bridge').select('name');
 
 describe('OVSDB client against a misbehaving server', () => {
   it('an endpoint nobody listens on is an OvsdbConnectionError', async () => {
-    await expect(connectOvsdb(`unix:${join(dir, 'nothing.sock')}`)).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
-    await expect(connectOvsdb('tcp:127.0.0.1:1', { timeoutMs: 2000 })).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
+    await expect(connectOvsdb(`unix:${join(dir, 'nothing.sock')}`)).rejects.toMatchObject({
+      code: 'OVSDB_CONNECTION',
+    });
+    await expect(connectOvsdb('tcp:127.0.0.1:1', { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: 'OVSDB_CONNECTION',
+    });
   });
 
   it('rejects endpoints it cannot parse, naming the field', async () => {
@@ -74,12 +81,23 @@ describe('OVSDB client against a misbehaving server', () => {
 
   it('a reply of the wrong shape is an OvsdbProtocolError; a JSON-RPC error an OvsdbRpcError', async () => {
     const endpoint = await fakeServer((req, socket) => {
-      if (req.method === 'transact') socket.write(JSON.stringify({ id: req.id, result: { not: 'an array' }, error: null }));
-      else socket.write(JSON.stringify({ id: req.id, result: null, error: { error: 'unknown method', details: 'no such thing' } }));
+      if (req.method === 'transact')
+        socket.write(JSON.stringify({ id: req.id, result: { not: 'an array' }, error: null }));
+      else
+        socket.write(
+          JSON.stringify({
+            id: req.id,
+            result: null,
+            error: { error: 'unknown method', details: 'no such thing' },
+          }),
+        );
     });
     const client = await connectOvsdb(endpoint);
     await expect(client.transact(SELECT)).rejects.toMatchObject({ code: 'OVSDB_PROTOCOL' });
-    await expect(client.call('nonsense', [])).rejects.toMatchObject({ code: 'OVSDB_RPC', message: 'nonsense: unknown method: no such thing' });
+    await expect(client.call('nonsense', [])).rejects.toMatchObject({
+      code: 'OVSDB_RPC',
+      message: 'nonsense: unknown method: no such thing',
+    });
     // The connection stays usable after well-formed but wrong replies.
     expect(client.state).toBe('connected');
     await client.close();
@@ -90,7 +108,10 @@ describe('OVSDB client against a misbehaving server', () => {
     const client = await connectOvsdb(endpoint, { timeoutMs: 200 });
     const started = Date.now();
     await expect(client.transact(SELECT)).rejects.toMatchObject({ code: 'OVSDB_TIMEOUT', timeoutMs: 200 });
-    await expect(client.transact(SELECT, { timeoutMs: 50 })).rejects.toMatchObject({ code: 'OVSDB_TIMEOUT', timeoutMs: 50 });
+    await expect(client.transact(SELECT, { timeoutMs: 50 })).rejects.toMatchObject({
+      code: 'OVSDB_TIMEOUT',
+      timeoutMs: 50,
+    });
     expect(Date.now() - started).toBeLessThan(2000);
     await client.close();
   });
@@ -111,7 +132,9 @@ describe('OVSDB client against a misbehaving server', () => {
           echoed.push(req);
           return;
         }
-        const reply = Buffer.from(JSON.stringify({ id: req.id, result: [{ rows: [{ name: 'brü' }] }], error: null }));
+        const reply = Buffer.from(
+          JSON.stringify({ id: req.id, result: [{ rows: [{ name: 'brü' }] }], error: null }),
+        );
         for (const byte of reply) socket.write(Buffer.from([byte]));
       },
       (socket) => socket.write(JSON.stringify({ id: 'echo-1', method: 'echo', params: ['hello'] })),
@@ -133,7 +156,10 @@ describe('OVSDB client against a misbehaving server', () => {
         if (connections === 1) setTimeout(() => socket.destroy(), 20);
       },
     );
-    const client = await connectOvsdb(endpoint, { reconnect: { initialDelayMs: 10, maxDelayMs: 50 }, timeoutMs: 2000 });
+    const client = await connectOvsdb(endpoint, {
+      reconnect: { initialDelayMs: 10, maxDelayMs: 50 },
+      timeoutMs: 2000,
+    });
     const states: string[] = [];
     client.onStateChange((s) => states.push(s));
     await new Promise((r) => setTimeout(r, 50));
@@ -143,7 +169,9 @@ describe('OVSDB client against a misbehaving server', () => {
     // Now nothing listens any more: a request waits for the reconnect, then fails typed, not hangs.
     await stopServer();
     await new Promise((r) => setTimeout(r, 20));
-    await expect(client.transact(SELECT, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'OVSDB_CONNECTION' });
+    await expect(client.transact(SELECT, { timeoutMs: 300 })).rejects.toMatchObject({
+      code: 'OVSDB_CONNECTION',
+    });
     expect(states.at(-1)).toBe('reconnecting');
     await client.close();
     expect(states.at(-1)).toBe('closed');

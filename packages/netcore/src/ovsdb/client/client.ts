@@ -3,7 +3,14 @@ import { VSWITCH_DATABASE } from '../model/index.js';
 import type { VswitchTables } from '../model/index.js';
 import type { Operation, OperationResult } from '../wire/index.js';
 import { CACHED_TABLES, TableCache, type CachedTable, type OvsdbCache, type RowChange } from './cache.js';
-import { openSocket, parseEndpoint, RpcConnection, silentLogger, type Endpoint, type OvsdbLogger } from './connection.js';
+import {
+  openSocket,
+  parseEndpoint,
+  RpcConnection,
+  silentLogger,
+  type Endpoint,
+  type OvsdbLogger,
+} from './connection.js';
 
 /** Backoff between reconnect attempts: doubles from `initialDelayMs` up to `maxDelayMs`. */
 export interface ReconnectOptions {
@@ -43,7 +50,9 @@ export interface RequestOptions {
 }
 
 /** Which columns of which tables {@link OvsdbClient.monitor} keeps; omitted columns: all of them. */
-export type MonitorTables = { readonly [T in CachedTable]?: { readonly columns?: readonly (keyof VswitchTables[T] & string)[] } };
+export type MonitorTables = {
+  readonly [T in CachedTable]?: { readonly columns?: readonly (keyof VswitchTables[T] & string)[] };
+};
 
 /** Connection state as reported to {@link OvsdbClient.onStateChange}. */
 export type ConnectionState = 'connected' | 'reconnecting' | 'closed';
@@ -86,7 +95,10 @@ class Client implements OvsdbClient {
   private readonly cacheListeners = new Set<(changes: readonly RowChange[]) => void>();
   private readonly stateListeners = new Set<(state: ConnectionState) => void>();
   /** Requests waiting for a reconnect. */
-  private readonly connectWaiters = new Set<{ resolve: (c: RpcConnection) => void; reject: (e: Error) => void }>();
+  private readonly connectWaiters = new Set<{
+    resolve: (c: RpcConnection) => void;
+    reject: (e: Error) => void;
+  }>();
   private reconnectTimer: NodeJS.Timeout | undefined;
   private readonly timeoutMs: number;
   private readonly reconnect: Required<ReconnectOptions> | undefined;
@@ -103,7 +115,12 @@ class Client implements OvsdbClient {
     this.logger = options.logger ?? silentLogger;
     this.probeIntervalMs = options.probeIntervalMs ?? 0;
     const r = options.reconnect;
-    this.reconnect = r ? { initialDelayMs: (r === true ? undefined : r.initialDelayMs) ?? 100, maxDelayMs: (r === true ? undefined : r.maxDelayMs) ?? 5000 } : undefined;
+    this.reconnect = r
+      ? {
+          initialDelayMs: (r === true ? undefined : r.initialDelayMs) ?? 100,
+          maxDelayMs: (r === true ? undefined : r.maxDelayMs) ?? 5000,
+        }
+      : undefined;
   }
 
   async open(): Promise<void> {
@@ -184,7 +201,8 @@ class Client implements OvsdbClient {
   /** The live connection, waiting for a reconnect in progress (up to `timeoutMs`). */
   private connection(timeoutMs: number): Promise<RpcConnection> {
     if (this.state === 'connected' && this.conn && !this.conn.isClosed) return Promise.resolve(this.conn);
-    if (this.state !== 'reconnecting') return Promise.reject(new OvsdbConnectionError(this.endpoint, 'the client is closed'));
+    if (this.state !== 'reconnecting')
+      return Promise.reject(new OvsdbConnectionError(this.endpoint, 'the client is closed'));
     return new Promise((resolve, reject) => {
       const waiter = {
         resolve: (c: RpcConnection) => {
@@ -198,7 +216,12 @@ class Client implements OvsdbClient {
       };
       const timer = setTimeout(() => {
         this.connectWaiters.delete(waiter);
-        reject(new OvsdbConnectionError(this.endpoint, `not connected: reconnecting for longer than ${timeoutMs} ms`));
+        reject(
+          new OvsdbConnectionError(
+            this.endpoint,
+            `not connected: reconnecting for longer than ${timeoutMs} ms`,
+          ),
+        );
       }, timeoutMs);
       this.connectWaiters.add(waiter);
     });
@@ -206,7 +229,8 @@ class Client implements OvsdbClient {
 
   async call(method: string, params: unknown, options: RequestOptions = {}): Promise<unknown> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    if (this.state === 'connected' && this.conn && !this.conn.isClosed) return this.conn.request(method, params, timeoutMs);
+    if (this.state === 'connected' && this.conn && !this.conn.isClosed)
+      return this.conn.request(method, params, timeoutMs);
     // Waiting for a reconnect counts against the request's timeout.
     const started = Date.now();
     const conn = await this.connection(timeoutMs);
@@ -221,7 +245,8 @@ class Client implements OvsdbClient {
   async monitor(tables: MonitorTables = defaultMonitorTables(), options: RequestOptions = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const conn = await this.connection(timeoutMs);
-    if (this.monitorTables) await conn.request('monitor_cancel', [MONITOR_ID], timeoutMs).catch(() => undefined);
+    if (this.monitorTables)
+      await conn.request('monitor_cancel', [MONITOR_ID], timeoutMs).catch(() => undefined);
     this.monitorTables = tables;
     await this.startMonitor(conn, tables, timeoutMs);
   }
@@ -229,7 +254,10 @@ class Client implements OvsdbClient {
   private async startMonitor(conn: RpcConnection, tables: MonitorTables, timeoutMs: number): Promise<void> {
     const requests: Record<string, { columns?: readonly string[] }[]> = {};
     const columns: Partial<Record<CachedTable, readonly string[] | undefined>> = {};
-    for (const [table, spec] of Object.entries(tables) as [CachedTable, { readonly columns?: readonly string[] } | undefined][]) {
+    for (const [table, spec] of Object.entries(tables) as [
+      CachedTable,
+      { readonly columns?: readonly string[] } | undefined,
+    ][]) {
       requests[table] = [spec?.columns ? { columns: spec.columns } : {}];
       columns[table] = spec?.columns;
     }
@@ -242,7 +270,8 @@ class Client implements OvsdbClient {
       this.logger.debug({ endpoint: this.endpoint, method }, 'ovsdb: ignoring notification');
       return;
     }
-    if (!Array.isArray(params) || params.length !== 2) throw new OvsdbProtocolError('update2: params is not [monitor-id, table-updates2]');
+    if (!Array.isArray(params) || params.length !== 2)
+      throw new OvsdbProtocolError('update2: params is not [monitor-id, table-updates2]');
     if (params[0] !== MONITOR_ID) return;
     this.emit(this.cache.apply(params[1]));
   }
@@ -272,7 +301,8 @@ class Client implements OvsdbClient {
     if (this.state === 'closed') return;
     this.setState('closed');
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    for (const w of this.connectWaiters) w.reject(new OvsdbConnectionError(this.endpoint, 'the client was closed'));
+    for (const w of this.connectWaiters)
+      w.reject(new OvsdbConnectionError(this.endpoint, 'the client was closed'));
     this.connectWaiters.clear();
     this.conn?.close();
     this.conn = undefined;
@@ -286,19 +316,29 @@ const defaultMonitorTables = (): MonitorTables => Object.fromEntries(CACHED_TABL
  * operation, including the extra trailing element that reports a commit failure.
  */
 export function checkTransactResult(ops: readonly Operation[], result: unknown): OperationResult[] {
-  if (!Array.isArray(result)) throw new OvsdbProtocolError(`transact: result is not an array: ${JSON.stringify(result)?.slice(0, 200)}`);
+  if (!Array.isArray(result))
+    throw new OvsdbProtocolError(
+      `transact: result is not an array: ${JSON.stringify(result)?.slice(0, 200)}`,
+    );
   if (result.length < ops.length) {
     // ovsdb-server answers every operation up to the failing one; a shorter reply without an error is malformed.
     const failed = result.findIndex((r) => r && typeof r === 'object' && 'error' in r);
-    if (failed < 0) throw new OvsdbProtocolError(`transact: ${result.length} results for ${ops.length} operations`);
+    if (failed < 0)
+      throw new OvsdbProtocolError(`transact: ${result.length} results for ${ops.length} operations`);
   }
   for (let i = 0; i < result.length; i++) {
     const r = result[i] as unknown;
     if (r === null) continue; // not executed because an earlier operation failed
-    if (typeof r !== 'object' || Array.isArray(r)) throw new OvsdbProtocolError(`transact: result ${i} is not an object`);
+    if (typeof r !== 'object' || Array.isArray(r))
+      throw new OvsdbProtocolError(`transact: result ${i} is not an object`);
     const { error, details } = r as { error?: unknown; details?: unknown };
     if (error !== undefined && error !== null) {
-      throw new OvsdbOperationError(i, ops[i], String(error), typeof details === 'string' ? details : details === undefined ? undefined : JSON.stringify(details));
+      throw new OvsdbOperationError(
+        i,
+        ops[i],
+        String(error),
+        typeof details === 'string' ? details : details === undefined ? undefined : JSON.stringify(details),
+      );
     }
   }
   return result as OperationResult[];

@@ -1,9 +1,17 @@
 import { createConnection, type Socket } from 'node:net';
-import { OvsdbConnectionError, OvsdbInvalidInputError, OvsdbProtocolError, OvsdbRpcError, OvsdbTimeoutError } from '../errors.js';
+import {
+  OvsdbConnectionError,
+  OvsdbInvalidInputError,
+  OvsdbProtocolError,
+  OvsdbRpcError,
+  OvsdbTimeoutError,
+} from '../errors.js';
 import { JsonStreamDecoder } from '../wire/index.js';
 
 /** Where ovsdb-server listens, in ovs-vsctl syntax. */
-export type Endpoint = { readonly kind: 'unix'; readonly path: string } | { readonly kind: 'tcp'; readonly host: string; readonly port: number };
+export type Endpoint =
+  | { readonly kind: 'unix'; readonly path: string }
+  | { readonly kind: 'tcp'; readonly host: string; readonly port: number };
 
 /** Parses `unix:/path`, `tcp:host:port` or `tcp:[v6addr]:port`. */
 export function parseEndpoint(endpoint: string): Endpoint {
@@ -15,7 +23,10 @@ export function parseEndpoint(endpoint: string): Endpoint {
     const port = Number(m?.[3]);
     if (m && port >= 1 && port <= 65535) return { kind: 'tcp', host: (m[1] ?? m[2])!, port };
   }
-  throw new OvsdbInvalidInputError('endpoint', `${JSON.stringify(endpoint)} is not unix:PATH or tcp:HOST:PORT`);
+  throw new OvsdbInvalidInputError(
+    'endpoint',
+    `${JSON.stringify(endpoint)} is not unix:PATH or tcp:HOST:PORT`,
+  );
 }
 
 /** The logger shape fabrik uses everywhere (pino-compatible): structured object first, then the message. */
@@ -45,7 +56,10 @@ interface ConnectionHandlers {
 /** Opens a socket to `endpoint`, rejecting with {@link OvsdbConnectionError} when it is unreachable. */
 export function openSocket(endpointText: string, endpoint: Endpoint, timeoutMs: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = endpoint.kind === 'unix' ? createConnection({ path: endpoint.path }) : createConnection({ host: endpoint.host, port: endpoint.port });
+    const socket =
+      endpoint.kind === 'unix'
+        ? createConnection({ path: endpoint.path })
+        : createConnection({ host: endpoint.host, port: endpoint.port });
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new OvsdbConnectionError(endpointText, `connect timed out after ${timeoutMs} ms`));
@@ -92,8 +106,12 @@ export class RpcConnection {
       this.onData(chunk);
     });
     if (probe.probeIntervalMs > 0) this.startProbe(probe.probeIntervalMs, probe.probeTimeoutMs);
-    socket.on('error', (e: NodeJS.ErrnoException) => this.shutdown(new OvsdbConnectionError(endpoint, `socket error: ${e.code ?? e.message}`, { cause: e })));
-    socket.on('close', () => this.shutdown(new OvsdbConnectionError(endpoint, 'connection closed by the server')));
+    socket.on('error', (e: NodeJS.ErrnoException) =>
+      this.shutdown(new OvsdbConnectionError(endpoint, `socket error: ${e.code ?? e.message}`, { cause: e })),
+    );
+    socket.on('close', () =>
+      this.shutdown(new OvsdbConnectionError(endpoint, 'connection closed by the server')),
+    );
   }
 
   get isClosed(): boolean {
@@ -122,17 +140,29 @@ export class RpcConnection {
   /** Sends an `echo` after `intervalMs` of silence; no answer within `timeoutMs` drops the connection. */
   private startProbe(intervalMs: number, timeoutMs: number): void {
     let probing = false;
-    this.probeTimer = setInterval(() => {
-      if (probing || Date.now() - this.lastReceived < intervalMs) return;
-      probing = true;
-      this.request('echo', ['fabrik-probe'], timeoutMs).then(
-        () => (probing = false),
-        (e: unknown) => {
-          this.logger.warn({ endpoint: this.endpoint, err: e }, 'ovsdb: no answer to the inactivity probe, dropping the connection');
-          this.shutdown(new OvsdbConnectionError(this.endpoint, `no answer to the inactivity probe within ${timeoutMs} ms`, { cause: e }));
-        },
-      );
-    }, Math.max(10, Math.floor(intervalMs / 2)));
+    this.probeTimer = setInterval(
+      () => {
+        if (probing || Date.now() - this.lastReceived < intervalMs) return;
+        probing = true;
+        this.request('echo', ['fabrik-probe'], timeoutMs).then(
+          () => (probing = false),
+          (e: unknown) => {
+            this.logger.warn(
+              { endpoint: this.endpoint, err: e },
+              'ovsdb: no answer to the inactivity probe, dropping the connection',
+            );
+            this.shutdown(
+              new OvsdbConnectionError(
+                this.endpoint,
+                `no answer to the inactivity probe within ${timeoutMs} ms`,
+                { cause: e },
+              ),
+            );
+          },
+        );
+      },
+      Math.max(10, Math.floor(intervalMs / 2)),
+    );
     // The probe alone must not keep a process alive.
     this.probeTimer.unref();
   }
@@ -149,14 +179,20 @@ export class RpcConnection {
       });
     } catch (e) {
       // The byte stream cannot be resynchronised after garbage: drop the connection.
-      this.logger.error({ endpoint: this.endpoint, err: e }, 'ovsdb: malformed data from the server, closing the connection');
+      this.logger.error(
+        { endpoint: this.endpoint, err: e },
+        'ovsdb: malformed data from the server, closing the connection',
+      );
       this.shutdown(e as Error);
     }
   }
 
   private dispatch(m: unknown): void {
     if (typeof m !== 'object' || m === null || Array.isArray(m)) {
-      this.logger.warn({ endpoint: this.endpoint, message: m }, 'ovsdb: ignoring a JSON value that is not a JSON-RPC message');
+      this.logger.warn(
+        { endpoint: this.endpoint, message: m },
+        'ovsdb: ignoring a JSON value that is not a JSON-RPC message',
+      );
       return;
     }
     const msg = m as { method?: unknown; params?: unknown; id?: unknown; result?: unknown; error?: unknown };
@@ -168,7 +204,10 @@ export class RpcConnection {
           this.handlers.onNotification(msg.method, msg.params);
         } catch (e) {
           // A notification the cache cannot apply leaves it out of step with the server: start over.
-          this.logger.error({ endpoint: this.endpoint, err: e, method: msg.method }, 'ovsdb: cannot apply a notification, closing the connection');
+          this.logger.error(
+            { endpoint: this.endpoint, err: e, method: msg.method },
+            'ovsdb: cannot apply a notification, closing the connection',
+          );
           this.shutdown(e instanceof Error ? e : new OvsdbProtocolError(String(e)));
         }
       }
@@ -176,7 +215,10 @@ export class RpcConnection {
     }
     const pending = typeof msg.id === 'number' ? this.pending.get(msg.id) : undefined;
     if (!pending) {
-      this.logger.debug({ endpoint: this.endpoint, id: msg.id }, 'ovsdb: reply to no pending request (timed out?)');
+      this.logger.debug(
+        { endpoint: this.endpoint, id: msg.id },
+        'ovsdb: reply to no pending request (timed out?)',
+      );
       return;
     }
     this.pending.delete(msg.id as number);

@@ -2,8 +2,8 @@
 // (schema Open_vSwitch 8.3.1). Do not edit; run the script again instead.
 import type { TableColumns } from './columns.js';
 
-export const VSWITCH_DATABASE = "Open_vSwitch";
-export const VSWITCH_SCHEMA_VERSION = "8.3.1";
+export const VSWITCH_DATABASE = 'Open_vSwitch';
+export const VSWITCH_SCHEMA_VERSION = '8.3.1';
 
 /** A row of the `Open_vSwitch` table, decoded. */
 export interface OpenVSwitchRow {
@@ -43,8 +43,10 @@ export interface BridgeRow {
   readonly sflow: string | undefined;
   readonly ipfix: string | undefined;
   readonly controller: readonly string[];
-  readonly protocols: readonly ("OpenFlow10" | "OpenFlow11" | "OpenFlow12" | "OpenFlow13" | "OpenFlow14" | "OpenFlow15")[];
-  readonly fail_mode: "standalone" | "secure" | undefined;
+  readonly protocols: readonly (
+    'OpenFlow10' | 'OpenFlow11' | 'OpenFlow12' | 'OpenFlow13' | 'OpenFlow14' | 'OpenFlow15'
+  )[];
+  readonly fail_mode: 'standalone' | 'secure' | undefined;
   readonly status: Readonly<Record<string, string>>;
   readonly rstp_status: Readonly<Record<string, string>>;
   readonly other_config: Readonly<Record<string, string>>;
@@ -62,11 +64,11 @@ export interface PortRow {
   readonly trunks: readonly number[];
   readonly cvlans: readonly number[];
   readonly tag: number | undefined;
-  readonly vlan_mode: "trunk" | "access" | "native-tagged" | "native-untagged" | "dot1q-tunnel" | undefined;
+  readonly vlan_mode: 'trunk' | 'access' | 'native-tagged' | 'native-untagged' | 'dot1q-tunnel' | undefined;
   readonly qos: string | undefined;
   readonly mac: string | undefined;
-  readonly bond_mode: "balance-tcp" | "balance-slb" | "active-backup" | undefined;
-  readonly lacp: "active" | "passive" | "off" | undefined;
+  readonly bond_mode: 'balance-tcp' | 'balance-slb' | 'active-backup' | undefined;
+  readonly lacp: 'active' | 'passive' | 'off' | undefined;
   readonly bond_updelay: number;
   readonly bond_downdelay: number;
   readonly bond_active_slave: string | undefined;
@@ -104,18 +106,18 @@ export interface InterfaceRow {
   readonly cfm_flap_count: number | undefined;
   readonly cfm_fault: boolean | undefined;
   readonly cfm_fault_status: readonly string[];
-  readonly cfm_remote_opstate: "up" | "down" | undefined;
+  readonly cfm_remote_opstate: 'up' | 'down' | undefined;
   readonly cfm_health: number | undefined;
   readonly lacp_current: boolean | undefined;
   readonly lldp: Readonly<Record<string, string>>;
   readonly other_config: Readonly<Record<string, string>>;
   readonly statistics: Readonly<Record<string, number>>;
   readonly status: Readonly<Record<string, string>>;
-  readonly admin_state: "up" | "down" | undefined;
-  readonly link_state: "up" | "down" | undefined;
+  readonly admin_state: 'up' | 'down' | undefined;
+  readonly link_state: 'up' | 'down' | undefined;
   readonly link_resets: number | undefined;
   readonly link_speed: number | undefined;
-  readonly duplex: "half" | "full" | undefined;
+  readonly duplex: 'half' | 'full' | undefined;
   readonly mtu: number | undefined;
   readonly mtu_request: number | undefined;
   readonly error: string | undefined;
@@ -126,7 +128,7 @@ export interface FlowTableRow {
   readonly _uuid: string;
   readonly name: string | undefined;
   readonly flow_limit: number | undefined;
-  readonly overflow_policy: "refuse" | "evict" | undefined;
+  readonly overflow_policy: 'refuse' | 'evict' | undefined;
   readonly groups: readonly string[];
   readonly prefixes: readonly string[];
   readonly external_ids: Readonly<Record<string, string>>;
@@ -211,11 +213,11 @@ export interface FlowSampleCollectorSetRow {
 /** A row of the `Controller` table, decoded. */
 export interface ControllerRow {
   readonly _uuid: string;
-  readonly type: "primary" | "service" | undefined;
+  readonly type: 'primary' | 'service' | undefined;
   readonly target: string;
   readonly max_backoff: number | undefined;
   readonly inactivity_probe: number | undefined;
-  readonly connection_mode: "in-band" | "out-of-band" | undefined;
+  readonly connection_mode: 'in-band' | 'out-of-band' | undefined;
   readonly local_ip: string | undefined;
   readonly local_netmask: string | undefined;
   readonly local_gateway: string | undefined;
@@ -226,7 +228,7 @@ export interface ControllerRow {
   readonly other_config: Readonly<Record<string, string>>;
   readonly external_ids: Readonly<Record<string, string>>;
   readonly is_connected: boolean;
-  readonly role: "other" | "master" | "slave" | undefined;
+  readonly role: 'other' | 'master' | 'slave' | undefined;
   readonly status: Readonly<Record<string, string>>;
 }
 
@@ -236,7 +238,7 @@ export interface ManagerRow {
   readonly target: string;
   readonly max_backoff: number | undefined;
   readonly inactivity_probe: number | undefined;
-  readonly connection_mode: "in-band" | "out-of-band" | undefined;
+  readonly connection_mode: 'in-band' | 'out-of-band' | undefined;
   readonly other_config: Readonly<Record<string, string>>;
   readonly external_ids: Readonly<Record<string, string>>;
   readonly is_connected: boolean;

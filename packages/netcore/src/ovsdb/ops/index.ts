@@ -5,7 +5,16 @@ import type { ColumnType, TableColumns, TableName, VswitchTables } from '../mode
 import { vswitchColumns } from '../model/index.js';
 import { OvsdbInvalidInputError } from '../errors.js';
 import { decodeRow, encodeRow, encodeValue, namedUuid } from '../wire/index.js';
-import type { Condition, ConditionFunction, Mutation, Mutator, Operation, OperationResult, Value, WireRow } from '../wire/index.js';
+import type {
+  Condition,
+  ConditionFunction,
+  Mutation,
+  Mutator,
+  Operation,
+  OperationResult,
+  Value,
+  WireRow,
+} from '../wire/index.js';
 
 type Row<T extends TableName> = VswitchTables[T];
 /** A column name of table `T`, `_uuid` included. */
@@ -24,12 +33,22 @@ type InputOf<V> = V extends readonly (infer E)[]
  * A row to insert or the columns to update, in decoded form. A uuid column takes a real UUID or
  * the uuid-name of a row inserted earlier in the same transaction.
  */
-export type RowInput<T extends TableName> = { readonly [C in Exclude<ColumnName<T>, '_uuid'>]?: InputOf<Row<T>[C]> };
+export type RowInput<T extends TableName> = {
+  readonly [C in Exclude<ColumnName<T>, '_uuid'>]?: InputOf<Row<T>[C]>;
+};
 
 /** `[column, function, value]` with a decoded value (an array for a set, a record for a map). */
-export type ConditionInput<T extends TableName> = readonly [column: ColumnName<T>, fn: ConditionFunction, value: unknown];
+export type ConditionInput<T extends TableName> = readonly [
+  column: ColumnName<T>,
+  fn: ConditionFunction,
+  value: unknown,
+];
 /** `[column, mutator, value]`; for a map `delete`, the value may be an array of keys. */
-export type MutationInput<T extends TableName> = readonly [column: Exclude<ColumnName<T>, '_uuid'>, mutator: Mutator, value: unknown];
+export type MutationInput<T extends TableName> = readonly [
+  column: Exclude<ColumnName<T>, '_uuid'>,
+  mutator: Mutator,
+  value: unknown,
+];
 
 function columnType(table: TableName, column: string): ColumnType {
   const type = (vswitchColumns[table] as TableColumns)[column];
@@ -50,7 +69,8 @@ function encodeMutationValue(table: TableName, column: string, mutator: Mutator,
   const type = columnType(table, column);
   const field = `${table}.${column}`;
   if (type.kind === 'map') return encodeValue(type, value, field);
-  if (mutator === 'insert' || mutator === 'delete') return encodeValue({ kind: 'set', key: type.key }, Array.isArray(value) ? value : [value], field);
+  if (mutator === 'insert' || mutator === 'delete')
+    return encodeValue({ kind: 'set', key: type.key }, Array.isArray(value) ? value : [value], field);
   return encodeValue({ kind: 'atom', key: type.key }, value, field);
 }
 
@@ -91,19 +111,36 @@ export function where<T extends TableName>(table: T, ...conditions: ConditionInp
   const w = conditions.map((c) => encodeCondition(table, c));
   const columns = vswitchColumns[table];
   return {
-    update: (row) => [{ op: 'update', table, where: w, row: encodeRow(columns, table, row as Readonly<Record<string, unknown>>) }],
+    update: (row) => [
+      {
+        op: 'update',
+        table,
+        where: w,
+        row: encodeRow(columns, table, row as Readonly<Record<string, unknown>>),
+      },
+    ],
     mutate: (...mutations) => [
       {
         op: 'mutate',
         table,
         where: w,
-        mutations: mutations.map(([column, mutator, value]): Mutation => [column, mutator, encodeMutationValue(table, column, mutator, value)]),
+        mutations: mutations.map(([column, mutator, value]): Mutation => [
+          column,
+          mutator,
+          encodeMutationValue(table, column, mutator, value),
+        ]),
       },
     ],
     delete: () => [{ op: 'delete', table, where: w }],
-    select: (...cols) => [cols.length === 0 ? { op: 'select', table, where: w } : { op: 'select', table, where: w, columns: cols }],
+    select: (...cols) => [
+      cols.length === 0
+        ? { op: 'select', table, where: w }
+        : { op: 'select', table, where: w, columns: cols },
+    ],
     wait: (o) => {
-      const rows: WireRow[] = o.rows.map((r) => encodeRow(columns, table, r as Readonly<Record<string, unknown>>));
+      const rows: WireRow[] = o.rows.map((r) =>
+        encodeRow(columns, table, r as Readonly<Record<string, unknown>>),
+      );
       return [
         o.timeoutMs === undefined
           ? { op: 'wait', table, where: w, columns: o.columns, until: o.until, rows }
@@ -117,7 +154,10 @@ export function where<T extends TableName>(table: T, ...conditions: ConditionInp
 export const comment = (text: string): Operation[] => [{ op: 'comment', comment: text }];
 
 /** Decodes the rows a `select` returned (only the selected columns are present). */
-export function selectedRows<T extends TableName>(table: T, result: OperationResult | undefined): Partial<Row<T>>[] {
+export function selectedRows<T extends TableName>(
+  table: T,
+  result: OperationResult | undefined,
+): Partial<Row<T>>[] {
   return (result?.rows ?? []).map((r) => decodeRow(vswitchColumns[table], table, r) as Partial<Row<T>>);
 }
 

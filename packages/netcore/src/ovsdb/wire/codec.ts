@@ -10,7 +10,8 @@ export const isUuidString = (s: string): boolean => UUID_RE.test(s);
 
 export const uuid = (s: string): Uuid => ['uuid', s];
 export const namedUuid = (name: string): NamedUuid => {
-  if (!UUID_NAME_RE.test(name)) throw new OvsdbInvalidInputError('uuid-name', `${JSON.stringify(name)} is not an OVSDB <id>`);
+  if (!UUID_NAME_RE.test(name))
+    throw new OvsdbInvalidInputError('uuid-name', `${JSON.stringify(name)} is not an OVSDB <id>`);
   return ['named-uuid', name];
 };
 export const set = (atoms: readonly Atom[]): OvsSet => ['set', atoms];
@@ -39,10 +40,14 @@ export function encodeAtom(type: AtomicType, v: unknown, field: string): Atom {
       break;
     case 'uuid':
       if (typeof v === 'string') return isUuidString(v) ? uuid(v) : namedUuid(v);
-      if (Array.isArray(v) && (v[0] === 'uuid' || v[0] === 'named-uuid') && typeof v[1] === 'string') return v as unknown as Uuid;
+      if (Array.isArray(v) && (v[0] === 'uuid' || v[0] === 'named-uuid') && typeof v[1] === 'string')
+        return v as unknown as Uuid;
       break;
   }
-  throw new OvsdbInvalidInputError(field, `expected ${type === 'integer' ? 'an integer' : `a ${type}`}, got ${JSON.stringify(v)}`);
+  throw new OvsdbInvalidInputError(
+    field,
+    `expected ${type === 'integer' ? 'an integer' : `a ${type}`}, got ${JSON.stringify(v)}`,
+  );
 }
 
 /**
@@ -53,12 +58,17 @@ export function encodeAtom(type: AtomicType, v: unknown, field: string): Atom {
 export function encodeValue(type: ColumnType, v: unknown, field: string): Value {
   if (type.kind === 'map') {
     if (Array.isArray(v)) return set(v.map((k, i) => encodeAtom(type.key, k, `${field}[${i}]`)));
-    const entries: [unknown, unknown][] = v instanceof Map ? [...v.entries()] : isPlainObject(v) ? Object.entries(v) : [];
-    if (!(v instanceof Map) && !isPlainObject(v)) throw new OvsdbInvalidInputError(field, `expected a map, got ${JSON.stringify(v)}`);
+    const entries: [unknown, unknown][] =
+      v instanceof Map ? [...v.entries()] : isPlainObject(v) ? Object.entries(v) : [];
+    if (!(v instanceof Map) && !isPlainObject(v))
+      throw new OvsdbInvalidInputError(field, `expected a map, got ${JSON.stringify(v)}`);
     return map(
       entries.map(([k, val]) => {
         const key = type.key !== 'string' && typeof k === 'string' ? Number(k) : k;
-        return [encodeAtom(type.key, key, `${field}.${String(k)}`), encodeAtom(type.value, val, `${field}.${String(k)}`)] as const;
+        return [
+          encodeAtom(type.key, key, `${field}.${String(k)}`),
+          encodeAtom(type.value, val, `${field}.${String(k)}`),
+        ] as const;
       }),
     );
   }
@@ -67,15 +77,21 @@ export function encodeValue(type: ColumnType, v: unknown, field: string): Value 
     return set([]);
   }
   if (Array.isArray(v) && !(type.key === 'uuid' && (v[0] === 'uuid' || v[0] === 'named-uuid'))) {
-    if (type.kind === 'atom' && v.length !== 1) throw new OvsdbInvalidInputError(field, 'expected exactly one value');
-    if (type.kind === 'optional' && v.length > 1) throw new OvsdbInvalidInputError(field, 'expected at most one value');
+    if (type.kind === 'atom' && v.length !== 1)
+      throw new OvsdbInvalidInputError(field, 'expected exactly one value');
+    if (type.kind === 'optional' && v.length > 1)
+      throw new OvsdbInvalidInputError(field, 'expected at most one value');
     return set(v.map((a, i) => encodeAtom(type.key, a, `${field}[${i}]`)));
   }
   return encodeAtom(type.key, v, field);
 }
 
 /** Encodes a row (decoded form) for `insert`/`update`; `undefined` members are left out. */
-export function encodeRow(columns: TableColumns, table: string, row: Readonly<Record<string, unknown>>): WireRow {
+export function encodeRow(
+  columns: TableColumns,
+  table: string,
+  row: Readonly<Record<string, unknown>>,
+): WireRow {
   const out: Record<string, Value> = {};
   for (const [name, v] of Object.entries(row)) {
     if (v === undefined) continue;
@@ -125,16 +141,21 @@ export function setElements(v: unknown, field: string): readonly unknown[] {
 }
 
 function mapPairs(v: unknown, field: string): readonly (readonly [unknown, unknown])[] {
-  if (!Array.isArray(v) || v[0] !== 'map' || v.length !== 2 || !Array.isArray(v[1])) protocolError(field, 'a map', v);
+  if (!Array.isArray(v) || v[0] !== 'map' || v.length !== 2 || !Array.isArray(v[1]))
+    protocolError(field, 'a map', v);
   const pairs = v[1] as unknown[];
-  for (const p of pairs) if (!Array.isArray(p) || p.length !== 2) protocolError(field, 'a [key, value] pair', p);
+  for (const p of pairs)
+    if (!Array.isArray(p) || p.length !== 2) protocolError(field, 'a [key, value] pair', p);
   return pairs as [unknown, unknown][];
 }
 
 /** A decoded map column: a record for string keys, a Map for any other key type. */
 type DecodedMap = Readonly<Record<string, DecodedAtom>> | ReadonlyMap<DecodedAtom, DecodedAtom>;
 
-function buildMap(type: ColumnType & { kind: 'map' }, entries: Iterable<readonly [DecodedAtom, DecodedAtom]>): DecodedMap {
+function buildMap(
+  type: ColumnType & { kind: 'map' },
+  entries: Iterable<readonly [DecodedAtom, DecodedAtom]>,
+): DecodedMap {
   return type.key === 'string' ? Object.fromEntries(entries) : new Map(entries);
 }
 
@@ -158,13 +179,20 @@ export function decodeValue(type: ColumnType, v: unknown, field: string): unknow
     case 'map':
       return buildMap(
         type,
-        mapPairs(v, field).map(([k, val]) => [decodeAtom(type.key, k, field), decodeAtom(type.value, val, field)] as const),
+        mapPairs(v, field).map(
+          ([k, val]) => [decodeAtom(type.key, k, field), decodeAtom(type.value, val, field)] as const,
+        ),
       );
   }
 }
 
 /** Decodes the columns present in `row`; columns the schema does not know are skipped. */
-export function decodeRow(columns: TableColumns, table: string, row: unknown, uuidOfRow?: string): Record<string, unknown> {
+export function decodeRow(
+  columns: TableColumns,
+  table: string,
+  row: unknown,
+  uuidOfRow?: string,
+): Record<string, unknown> {
   if (!isPlainObject(row)) protocolError(table, 'a row object', row);
   const out: Record<string, unknown> = uuidOfRow === undefined ? {} : { _uuid: uuidOfRow };
   for (const [name, v] of Object.entries(row)) {

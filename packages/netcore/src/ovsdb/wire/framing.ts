@@ -34,7 +34,9 @@ export class JsonStreamDecoder {
       if (this.depth === 0) {
         if (isWhitespace(b)) continue;
         if (b !== OPEN_BRACE && b !== OPEN_BRACKET) {
-          throw new OvsdbProtocolError(`expected a JSON object from the server, got ${JSON.stringify(chunk.subarray(i, i + 40).toString('utf8'))}`);
+          throw new OvsdbProtocolError(
+            `expected a JSON object from the server, got ${JSON.stringify(chunk.subarray(i, i + 40).toString('utf8'))}`,
+          );
         }
         start = i;
         this.depth = 1;
@@ -72,6 +74,9 @@ function parse(text: Buffer): unknown {
   try {
     return JSON.parse(text.toString('utf8'));
   } catch (cause) {
-    throw new OvsdbProtocolError(`malformed JSON from the server: ${JSON.stringify(text.subarray(0, 80).toString('utf8'))}`, { cause });
+    throw new OvsdbProtocolError(
+      `malformed JSON from the server: ${JSON.stringify(text.subarray(0, 80).toString('utf8'))}`,
+      { cause },
+    );
   }
 }

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { isOvsdbInvalidInputError, isOvsdbProtocolError } from '../errors.js';
 import { vswitchColumns } from '../model/index.js';
-import { applyColumnDiff, decodeRow, decodeValue, encodeRow, encodeValue, JsonStreamDecoder } from './index.js';
+import {
+  applyColumnDiff,
+  decodeRow,
+  decodeValue,
+  encodeRow,
+  encodeValue,
+  JsonStreamDecoder,
+} from './index.js';
 
 const U1 = '4ecd241b-eda3-485d-bb1e-bd17b73e727e';
 const U2 = 'c50e6f94-a9c4-4e4d-bec8-7c0d49dead02';
@@ -13,8 +20,17 @@ describe('encodeValue', () => {
     expect(encodeValue(port.tag, 100, 'tag')).toBe(100);
     expect(encodeValue(port.tag, null, 'tag')).toEqual(['set', []]);
     expect(encodeValue(port.external_ids, { a: '1' }, 'external_ids')).toEqual(['map', [['a', '1']]]);
-    expect(encodeValue(port.interfaces, [U1, 'iface0'], 'interfaces')).toEqual(['set', [['uuid', U1], ['named-uuid', 'iface0']]]);
-    expect(encodeValue(vswitchColumns.Bridge.flow_tables, new Map([[3, U1]]), 'flow_tables')).toEqual(['map', [[3, ['uuid', U1]]]]);
+    expect(encodeValue(port.interfaces, [U1, 'iface0'], 'interfaces')).toEqual([
+      'set',
+      [
+        ['uuid', U1],
+        ['named-uuid', 'iface0'],
+      ],
+    ]);
+    expect(encodeValue(vswitchColumns.Bridge.flow_tables, new Map([[3, U1]]), 'flow_tables')).toEqual([
+      'map',
+      [[3, ['uuid', U1]]],
+    ]);
   });
 
   it('an array for a map column is a set of keys (map delete mutation)', () => {
@@ -48,7 +64,19 @@ describe('encodeValue', () => {
 describe('decodeValue', () => {
   it('accepts one-element sets sent as bare atoms', () => {
     expect(decodeValue(port.interfaces, ['uuid', U1], 'interfaces')).toEqual([U1]);
-    expect(decodeValue(port.interfaces, ['set', [['uuid', U1], ['uuid', U2]]], 'interfaces')).toEqual([U1, U2]);
+    expect(
+      decodeValue(
+        port.interfaces,
+        [
+          'set',
+          [
+            ['uuid', U1],
+            ['uuid', U2],
+          ],
+        ],
+        'interfaces',
+      ),
+    ).toEqual([U1, U2]);
     expect(decodeValue(port.trunks, 5, 'trunks')).toEqual([5]);
     expect(decodeValue(port.tag, 7, 'tag')).toBe(7);
     expect(decodeValue(port.tag, ['set', []], 'tag')).toBeUndefined();
@@ -57,7 +85,9 @@ describe('decodeValue', () => {
 
   it('decodes maps to records (string keys) and Maps (other keys)', () => {
     expect(decodeValue(port.external_ids, ['map', [['a', '1']]], 'x')).toEqual({ a: '1' });
-    expect(decodeValue(vswitchColumns.Bridge.flow_tables, ['map', [[3, ['uuid', U1]]]], 'x')).toEqual(new Map([[3, U1]]));
+    expect(decodeValue(vswitchColumns.Bridge.flow_tables, ['map', [[3, ['uuid', U1]]]], 'x')).toEqual(
+      new Map([[3, U1]]),
+    );
   });
 
   it('keeps a __proto__ key as data', () => {
@@ -80,7 +110,10 @@ describe('decodeValue', () => {
   });
 
   it('decodeRow skips columns the schema does not know (_version)', () => {
-    expect(decodeRow(port, 'Port', { name: 'p1', _version: ['uuid', U2] }, U1)).toEqual({ _uuid: U1, name: 'p1' });
+    expect(decodeRow(port, 'Port', { name: 'p1', _version: ['uuid', U2] }, U1)).toEqual({
+      _uuid: U1,
+      name: 'p1',
+    });
   });
 });
 
@@ -96,7 +129,21 @@ describe('applyColumnDiff (monitor_cond update2 "modify")', () => {
     expect(applyColumnDiff(port.name, 'a', 'b', 't')).toBe('b');
   });
   it('maps: a new key is inserted, the same pair deleted, another value replaces', () => {
-    expect(applyColumnDiff(port.external_ids, { a: '1', b: '2' }, ['map', [['a', '9'], ['b', '2'], ['c', '3']]], 'e')).toEqual({ a: '9', c: '3' });
+    expect(
+      applyColumnDiff(
+        port.external_ids,
+        { a: '1', b: '2' },
+        [
+          'map',
+          [
+            ['a', '9'],
+            ['b', '2'],
+            ['c', '3'],
+          ],
+        ],
+        'e',
+      ),
+    ).toEqual({ a: '9', c: '3' });
   });
 });
 
@@ -104,8 +151,13 @@ describe('JsonStreamDecoder', () => {
   const encode = (s: string) => Buffer.from(s, 'utf8');
 
   it('splits concatenated objects, across any chunk boundary', () => {
-    const text = '{"id":1,"result":["a}",{"b":"\\"]"}]}  {"method":"echo","params":[],"id":"x"}\n[1,{"é€😀":2}]';
-    const expected = [{ id: 1, result: ['a}', { b: '"]' }] }, { method: 'echo', params: [], id: 'x' }, [1, { 'é€😀': 2 }]];
+    const text =
+      '{"id":1,"result":["a}",{"b":"\\"]"}]}  {"method":"echo","params":[],"id":"x"}\n[1,{"é€😀":2}]';
+    const expected = [
+      { id: 1, result: ['a}', { b: '"]' }] },
+      { method: 'echo', params: [], id: 'x' },
+      [1, { 'é€😀': 2 }],
+    ];
     const bytes = encode(text);
     for (let size = 1; size <= bytes.length; size++) {
       const d = new JsonStreamDecoder();
