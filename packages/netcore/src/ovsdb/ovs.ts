@@ -117,11 +117,19 @@ function checkOwner(owner: string | undefined): string {
   return o;
 }
 
-function checkExternalIds(ids: Readonly<Record<string, string>> | undefined, field: string): void {
+function checkExternalIds(
+  ids: Readonly<Record<string, string>> | undefined,
+  owner: string,
+  field: string,
+): void {
   for (const [k, v] of Object.entries(ids ?? {})) {
-    if (k === OVS_OWNER_KEY)
-      throw new OvsdbInvalidInputError(`${field}.${k}`, 'is set by fabrik from the owner option');
     if (typeof v !== 'string') throw new OvsdbInvalidInputError(`${field}.${k}`, 'must be a string');
+    if (k === OVS_OWNER_KEY && v !== owner) {
+      throw new OvsdbInvalidInputError(
+        `${field}.${k}`,
+        `is set from the owner option (${JSON.stringify(owner)})`,
+      );
+    }
   }
 }
 
@@ -139,9 +147,9 @@ function checkPortSpec(spec: PortSpec, field: string): void {
   checkVlan(spec, field);
   if (spec.mtuRequest !== undefined) checkInt(spec.mtuRequest, 68, 65535, `${field}.mtuRequest`);
   if (spec.ofportRequest !== undefined) checkInt(spec.ofportRequest, 1, 65279, `${field}.ofportRequest`);
-  checkExternalIds(spec.externalIds, `${field}.externalIds`);
-  checkExternalIds(spec.interfaceExternalIds, `${field}.interfaceExternalIds`);
-  checkOwner(spec.owner);
+  const owner = checkOwner(spec.owner);
+  checkExternalIds(spec.externalIds, owner, `${field}.externalIds`);
+  checkExternalIds(spec.interfaceExternalIds, owner, `${field}.interfaceExternalIds`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -221,8 +229,8 @@ export async function ensureBridge(
   spec: BridgeSpec,
 ): Promise<{ uuid: string; created: boolean }> {
   check(InterfaceName, spec.name, 'name');
-  checkExternalIds(spec.externalIds, 'externalIds');
   const owner = checkOwner(spec.owner);
+  checkExternalIds(spec.externalIds, owner, 'externalIds');
   const settings: RowInput<'Bridge'> = {
     ...(spec.datapathType !== undefined ? { datapath_type: spec.datapathType } : {}),
     ...(spec.failMode !== undefined ? { fail_mode: spec.failMode } : {}),

@@ -230,6 +230,15 @@ describe('bridges and ports', () => {
         code: 'OVSDB_INVALID_INPUT',
         field: 'ports[0].tag',
       });
+      expect(
+        await caught(
+          addPort(client, {
+            bridge: br,
+            name: uniqueName('fp'),
+            externalIds: { [OVS_OWNER_KEY]: 'someone-else' },
+          }),
+        ),
+      ).toMatchObject({ code: 'OVSDB_INVALID_INPUT', field: `ports[0].externalIds.${OVS_OWNER_KEY}` });
     } finally {
       await ovs.vsctl('--no-wait', '--if-exists', 'del-br', foreignBr);
       await ovs.vsctl('--no-wait', '--if-exists', 'del-br', br);
