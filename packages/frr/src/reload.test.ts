@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkVniMapping, expectedL3Vnis, frrMessage, parseReloadTest } from './reload.js';
+import { checkVniMapping, expectedL3Vnis, frrMessage, parseReloadTest, splitConfigBlocks, withVrfBlocksOf } from './reload.js';
 import { parseFrrStatus } from './status.js';
 
 describe('parseReloadTest', () => {
@@ -10,7 +10,7 @@ describe('parseReloadTest', () => {
       '===============',
       'ip forwarding',
       'router bgp 65000',
-      ' neighbor 192.0.2.9 password old',
+      ' no neighbor 192.0.2.9 password old',
       '',
       'Lines To Add',
       '============',
@@ -23,7 +23,7 @@ describe('parseReloadTest', () => {
     ].join('\n');
     expect(parseReloadTest(out)).toEqual({
       removed: [
-        { context: [], line: 'ip forwarding' },
+        { context: [], line: 'no ip forwarding' },
         { context: ['router bgp 65000'], line: 'neighbor 192.0.2.9 password <redacted>' },
       ],
       added: [
@@ -105,5 +105,36 @@ describe('parseFrrStatus', () => {
   });
   it('accepts the empty output FRR prints without VNIs or VRFs', () => {
     expect(parseFrrStatus({ bgpSummary: {}, evpnVni: {}, vrfVni: {} })).toEqual({ bgpSessions: [], evpnVnis: [], vrfVnis: [] });
+  });
+});
+
+describe('two-pass apply', () => {
+  const running = 'frr version 8.4.4\nfrr defaults datacenter\nhostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\nvrf old\n vni 7\nexit-vrf\n!\nrouter bgp 1 vrf red\n !\n address-family ipv4 unicast\n  import vrf old\n exit-address-family\nexit\n!\nend\n';
+  it('splits a configuration into top-level blocks', () => {
+    expect(splitConfigBlocks(running)).toEqual([
+      ['frr version 8.4.4'],
+      ['frr defaults datacenter'],
+      ['hostname h'],
+      ['vrf red', ' vni 1001', 'exit-vrf'],
+      ['vrf old', ' vni 7', 'exit-vrf'],
+      ['router bgp 1 vrf red', ' !', ' address-family ipv4 unicast', '  import vrf old', ' exit-address-family', 'exit'],
+    ]);
+  });
+  it('builds the vrf pass: running config with the new vrf blocks, old ones kept for the second pass', () => {
+    const config = 'frr defaults datacenter\nhostname h\n!\nvrf red\n vni 1001\n ip route 10.0.0.0/8 blackhole\nexit-vrf\n!\nvrf green\n vni 1003\nexit-vrf\n!\nrouter bgp 1 vrf green\nexit\n!\n';
+    expect(withVrfBlocksOf(running, config)).toBe(
+      [
+        'frr version 8.4.4',
+        'frr defaults datacenter',
+        'hostname h',
+        'router bgp 1 vrf red\n !\n address-family ipv4 unicast\n  import vrf old\n exit-address-family\nexit',
+        'vrf red\n vni 1001\n ip route 10.0.0.0/8 blackhole\nexit-vrf',
+        'vrf green\n vni 1003\nexit-vrf',
+        'vrf old\n vni 7\nexit-vrf',
+      ].join('\n!\n') + '\n!\n',
+    );
+  });
+  it('skips the vrf pass when every vrf block is running already', () => {
+    expect(withVrfBlocksOf(running, 'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\n')).toBeNull();
   });
 });

@@ -44,9 +44,8 @@ export class FrrReloadError extends Error {
     readonly frrMessage: string,
     /** The configuration that was running before was reloaded again (after a partial apply). */
     readonly restored: boolean,
-    options?: { cause?: unknown },
   ) {
-    super(`frr-reload.py --${stage} failed${restored ? ' (previous configuration restored)' : ''}: ${frrMessage}`, options);
+    super(`frr-reload.py --${stage} failed${restored ? ' (previous configuration restored)' : ''}: ${frrMessage}`);
     this.name = 'FrrReloadError';
   }
 }
@@ -91,22 +90,46 @@ export async function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadRes
   const file = options.file ?? join(configDir, 'frr.conf');
   if (options.config === undefined && options.file === undefined) throw new TypeError('reloadFrr: give config or file');
   if (options.config !== undefined) await writeFileAtomic(file, options.config);
-  const expected = expectedL3Vnis(options.config ?? (await readFile(file, 'utf8')));
+  const config = options.config ?? (await readFile(file, 'utf8'));
 
-  const test = await runReload(options, ['--test', file], 'test');
-  const changes = parseReloadTest(test);
-  const previous = options.restoreOnFailure === false ? null : await showRunningConfig(options);
+  const changes = parseReloadTest(await runReload(options, ['--test', file], 'test'));
+  const previous = await showRunningConfig(options);
   try {
-    await runReload(options, ['--reload', '--stdout', file], 'reload');
+    await applyInTwoPasses(options, configDir, file, config, previous);
   } catch (e) {
-    if (!isFrrReloadError(e) || previous === null) throw e;
+    if (!isFrrReloadError(e) || options.restoreOnFailure === false) throw e;
     const restored = await restore(options, configDir, previous);
-    throw new FrrReloadError('reload', e.frrMessage, restored, { cause: e });
+    throw new FrrReloadError('reload', e.frrMessage, restored);
   }
   const result: FrrReloadResult = { file, changed: changes.added.length + changes.removed.length > 0, ...changes };
-  const mismatches = checkVniMapping(expected, parseVtyshJson(await vtysh(options, 'show vrf vni json')));
+  const mismatches = checkVniMapping(expectedL3Vnis(config), parseVtyshJson(await vtysh(options, 'show vrf vni json')));
   if (mismatches.length > 0) throw new FrrVniMappingError(mismatches, result);
   return result;
+}
+
+/**
+ * frr-reload.py 8.4 feeds the lines it adds to one `vtysh -f` run without leaving the previous
+ * context: a `vrf NAME` line that follows `router bgp ... vrf X` lines is taken for bgpd's
+ * `vrf-policy NAME` and fails half-way, and the L3 VNI can end up on the default VRF (measured
+ * in the lab). So the `vrf` blocks are applied first, on their own (the running configuration
+ * with the new `vrf` blocks), then the whole file, which then adds nothing inside `vrf` blocks.
+ * Removals are unaffected: frr-reload.py runs each as a single vtysh command.
+ */
+async function applyInTwoPasses(target: FrrTarget, configDir: string, file: string, config: string, running: string): Promise<void> {
+  const vrfPass = withVrfBlocksOf(running, config);
+  if (vrfPass !== null) {
+    const vrfFile = join(configDir, `.fabrik-vrfs-${randomBytes(4).toString('hex')}.conf`);
+    try {
+      await writeFileAtomic(vrfFile, vrfPass);
+      await runReload(target, ['--reload', '--stdout', vrfFile], 'reload');
+    } finally {
+      await rm(vrfFile, { force: true });
+    }
+    // frr-reload.py ends with `write memory`, which has just replaced CONFIG_DIR/frr.conf
+    // (possibly `file`) with the running configuration of the first pass.
+    await writeFileAtomic(file, config);
+  }
+  await runReload(target, ['--reload', '--stdout', file], 'reload');
 }
 
 async function runReload(target: FrrTarget, args: readonly string[], stage: FrrReloadStage): Promise<string> {
@@ -114,7 +137,8 @@ async function runReload(target: FrrTarget, args: readonly string[], stage: FrrR
     return (await runFrrTool(target, 'python3', [FRR_RELOAD_SCRIPT, '-N', target.pathspace, ...args])).stdout;
   } catch (e) {
     if (!isCommandError(e)) throw e;
-    throw new FrrReloadError(stage, frrMessage(e.stdout, e.stderr) || `exit code ${e.exitCode}`, false, { cause: e });
+    // Not passed as `cause`: frr-reload.py logs configuration lines, passwords included.
+    throw new FrrReloadError(stage, frrMessage(e.stdout, e.stderr) || `exit code ${e.exitCode}`, false);
   }
 }
 
@@ -122,13 +146,47 @@ async function restore(target: FrrTarget, configDir: string, previous: string): 
   const file = join(configDir, `.fabrik-restore-${randomBytes(4).toString('hex')}.conf`);
   try {
     await writeFileAtomic(file, previous);
-    await runReload(target, ['--reload', file], 'reload');
+    await applyInTwoPasses(target, configDir, file, previous, await showRunningConfig(target));
     return true;
   } catch {
     return false;
   } finally {
     await rm(file, { force: true });
   }
+}
+
+/** Top-level blocks of a configuration: each starts at an unindented line (`!`, `exit`, `end` excluded). */
+export function splitConfigBlocks(config: string): string[][] {
+  const blocks: string[][] = [];
+  for (const raw of config.split('\n')) {
+    const line = raw.trimEnd();
+    if (line === '' || line === '!' || line === 'end') continue;
+    const last = blocks[blocks.length - 1];
+    if (last && (line.startsWith(' ') || line === 'exit' || line === 'exit-vrf')) last.push(line);
+    else blocks.push([line]);
+  }
+  return blocks;
+}
+
+/**
+ * The running configuration with the `vrf` blocks of `config` added or replaced (running `vrf`
+ * blocks that `config` drops are kept: they go in the second pass, after their BGP instances).
+ * Null when the `vrf` blocks of `config` are all running already.
+ */
+export function withVrfBlocksOf(running: string, config: string): string | null {
+  const isVrf = (b: readonly string[]) => /^vrf \S+$/.test(b[0] ?? '');
+  const text = (b: readonly string[]) => b.join('\n');
+  const runningBlocks = splitConfigBlocks(running);
+  const wanted = splitConfigBlocks(config).filter(isVrf);
+  const runningVrfs = new Set(runningBlocks.filter(isVrf).map(text));
+  if (wanted.every((b) => runningVrfs.has(text(b)))) return null;
+  const wantedNames = new Set(wanted.map((b) => b[0]));
+  const blocks = [
+    ...runningBlocks.filter((b) => !isVrf(b)),
+    ...wanted,
+    ...runningBlocks.filter((b) => isVrf(b) && !wantedNames.has(b[0])),
+  ];
+  return `${blocks.map(text).join('\n!\n')}\n!\n`;
 }
 
 /**
@@ -154,15 +212,20 @@ export function frrMessage(stdout: string, stderr: string): string {
   return redactConfigText([...new Set(kept)].join('\n'));
 }
 
-/** Parses the "Lines To Delete" / "Lines To Add" sections of `frr-reload.py --test`. */
+/** Parses the "Lines To Delete" / "Lines To Add" sections of `frr-reload.py --test` into running lines removed and lines added. */
 export function parseReloadTest(output: string): { added: FrrConfigChange[]; removed: FrrConfigChange[] } {
   const added: FrrConfigChange[] = [];
   const removed: FrrConfigChange[] = [];
   let section: FrrConfigChange[] | null = null;
   let entry: string[] = [];
   const flush = () => {
-    const line = entry[entry.length - 1];
-    if (section && line !== undefined) section.push({ context: entry.slice(0, -1).map((l) => l.trim()), line: redactConfigText(line.trim()) });
+    const last = entry[entry.length - 1]?.trim();
+    if (section && last !== undefined) {
+      // The delete section lists the commands that remove a line (`no X` for X, `X` for `no X`):
+      // report the running line itself.
+      const line = section === removed ? (last.startsWith('no ') ? last.slice(3) : `no ${last}`) : last;
+      section.push({ context: entry.slice(0, -1).map((l) => l.trim()), line: redactConfigText(line) });
+    }
     entry = [];
   };
   for (const raw of output.split('\n')) {
