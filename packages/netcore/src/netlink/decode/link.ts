@@ -36,7 +36,10 @@ const AddrInfoJson = z.object({
   nodad: z.boolean().optional(),
 });
 
-const Record = z.record(z.string(), z.unknown());
+// info_data / info_slave_data: read field by field with type checks (links/*), so only "is an
+// object" is checked here; a full record check of 40 bridge options per link costs more than
+// the rest of the decode.
+const Record = z.custom<Readonly<Record<string, unknown>>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected an object');
 
 // Only the fields this layer reads are checked: iproute2 adds fields between versions.
 const LinkJson = z.object({
