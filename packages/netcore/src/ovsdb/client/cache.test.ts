@@ -85,6 +85,22 @@ describe('TableCache with recorded monitor_cond messages', () => {
     expect(cache.Bridge.get(BR)!.ports).toHaveLength(2);
   });
 
+  it('a resync reports rows that vanished while disconnected as deletes', () => {
+    const cache = new TableCache();
+    cache.reset(message('monitor_cond initial').received.result, columns);
+    const changes = cache.reset({ Bridge: { [BR]: { initial: { name: 'br0' } } } }, columns);
+    expect(
+      changes
+        .filter((c) => c.kind === 'delete')
+        .map((c) => [c.table, c.uuid, c.table === 'Port' ? c.old?.name : undefined]),
+    ).toEqual([
+      ['Port', P1, 'p1'],
+      ['Port', 'c50e6f94-a9c4-4e4d-bec8-7c0d49dead02', 'br0'],
+    ]);
+    expect(cache.Port.size).toBe(0);
+    expect(cache.Bridge.get(BR)).toMatchObject({ name: 'br0', ports: [] });
+  });
+
   it('rejects a modify of a row it does not have (out of step: the client resyncs)', () => {
     const cache = new TableCache();
     cache.reset({}, columns);

@@ -14,16 +14,22 @@ import { applyColumnDiff, decodeRow, defaultValue } from '../wire/index.js';
 export const CACHED_TABLES = ['Open_vSwitch', 'Bridge', 'Port', 'Interface'] as const;
 export type CachedTable = (typeof CACHED_TABLES)[number];
 
-/** One row change applied to the cache. `initial` rows come from the monitor's first reply (or a resync). */
-export interface RowChange {
-  readonly table: CachedTable;
-  readonly uuid: string;
-  readonly kind: 'initial' | 'insert' | 'modify' | 'delete';
-  /** The row before the change (modify, delete). */
-  readonly old?: VswitchTables[CachedTable];
-  /** The row after the change (initial, insert, modify). */
-  readonly new?: VswitchTables[CachedTable];
-}
+/**
+ * One row change applied to the cache, typed by table. `initial` rows come from the monitor's
+ * first reply and from the resync after a reconnect (rows that vanished meanwhile then come as
+ * `delete`).
+ */
+export type RowChange = {
+  readonly [T in CachedTable]: {
+    readonly table: T;
+    readonly uuid: string;
+    readonly kind: 'initial' | 'insert' | 'modify' | 'delete';
+    /** The row before the change (modify, delete). */
+    readonly old?: VswitchTables[T];
+    /** The row after the change (initial, insert, modify). */
+    readonly new?: VswitchTables[T];
+  };
+}[CachedTable];
 
 /**
  * Typed, read-only view of the monitored tables, kept current by `monitor_cond` updates. Rows
@@ -69,8 +75,15 @@ export class TableCache implements OvsdbCache {
   /** Replaces the whole contents with a monitor's initial reply (`table-updates2`). */
   reset(updates: unknown, columns: Partial<Record<CachedTable, readonly string[] | undefined>>): RowChange[] {
     this.columns = columns;
+    const before = new Map(CACHED_TABLES.map((t) => [t, new Map(this.tables[t])] as const));
     for (const rows of Object.values(this.tables)) rows.clear();
     const changes = this.apply(updates);
+    for (const [table, rows] of before) {
+      for (const [uuid, old] of rows) {
+        if (!this.tables[table].has(uuid))
+          changes.push({ table, uuid, kind: 'delete', old } as unknown as RowChange);
+      }
+    }
     this.synced = true;
     return changes;
   }
@@ -104,10 +117,10 @@ export class TableCache implements OvsdbCache {
           const kind = 'initial' in update ? 'initial' : 'insert';
           const row = this.withDefaults(t, decodeRow(columns, table, update[kind], uuid));
           rows.set(uuid, Object.freeze(row));
-          changes.push({ table: t, uuid, kind, new: row as unknown as VswitchTables[CachedTable] });
+          changes.push({ table: t, uuid, kind, new: row } as unknown as RowChange);
         } else if ('delete' in update) {
           rows.delete(uuid);
-          changes.push({ table: t, uuid, kind: 'delete', ...(old ? { old } : {}) });
+          changes.push({ table: t, uuid, kind: 'delete', ...(old ? { old } : {}) } as RowChange);
         } else if ('modify' in update) {
           if (!old) throw new OvsdbProtocolError(`update2: modify of unknown ${table} row ${uuid}`);
           const diff = update.modify as Record<string, unknown>;
@@ -117,13 +130,7 @@ export class TableCache implements OvsdbCache {
             if (type) row[column] = applyColumnDiff(type, row[column], value, `${table}.${column}`);
           }
           rows.set(uuid, Object.freeze(row));
-          changes.push({
-            table: t,
-            uuid,
-            kind: 'modify',
-            old,
-            new: row as unknown as VswitchTables[CachedTable],
-          });
+          changes.push({ table: t, uuid, kind: 'modify', old, new: row } as unknown as RowChange);
         } else {
           throw new OvsdbProtocolError(
             `update2: ${table} ${uuid}: unknown row update ${JSON.stringify(update).slice(0, 100)}`,
