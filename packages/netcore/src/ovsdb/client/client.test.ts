@@ -39,6 +39,7 @@ afterEach(async () => {
 async function fakeServer(
   onRequest: (req: Request, socket: Socket) => void,
   onConnect?: (socket: Socket) => void,
+  transport: 'unix' | 'tcp' = 'unix',
 ): Promise<string> {
   const path = join(dir, 'db.sock');
   server = createServer((socket) => {
@@ -48,6 +49,12 @@ async function fakeServer(
     socket.on('data', (chunk) => decoder.push(chunk, (m) => onRequest(m as Request, socket)));
     onConnect?.(socket);
   });
+  if (transport === 'tcp') {
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const address = server.address();
+    if (typeof address !== 'object' || address === null) throw new Error('no tcp address');
+    return `tcp:127.0.0.1:${address.port}`;
+  }
   await new Promise<void>((r) => server!.listen(path, r));
   return `unix:${path}`;
 }
@@ -55,6 +62,17 @@ async function fakeServer(
 const SELECT = where('Bridge').select('name');
 
 describe('OVSDB client against a misbehaving server', () => {
+  it('speaks JSON-RPC over tcp endpoints too', async () => {
+    const endpoint = await fakeServer(
+      (req, socket) => socket.write(JSON.stringify({ id: req.id, result: ['Open_vSwitch'], error: null })),
+      undefined,
+      'tcp',
+    );
+    const client = await connectOvsdb(endpoint);
+    expect(await client.call('list_dbs', [])).toEqual(['Open_vSwitch']);
+    await client.close();
+  });
+
   it('an endpoint nobody listens on is an OvsdbConnectionError', async () => {
     await expect(connectOvsdb(`unix:${join(dir, 'nothing.sock')}`)).rejects.toMatchObject({
       code: 'OVSDB_CONNECTION',
