@@ -95,6 +95,11 @@ describe('renderFrrConfig', () => {
     expect(() => renderFrrConfig(intent, { templatesDir: templatesDir({ 'vrf.hbs': '{{#each x}}\n' }) })).toThrow(/partial vrf\.hbs/);
     expect(() => renderFrrConfig(intent, { templatesDir: '/nonexistent/fabrik' })).toThrow(/cannot read templates directory/);
   });
+  it('tidies what an override prints: blank lines, trailing blanks, repeated !', () => {
+    const dir = templatesDir({ 'header.hbs': '\n\nfrr defaults datacenter   \n!\n\n!\n!\n' });
+    const text = renderFrrConfig(intent, { templatesDir: dir });
+    expect(text.startsWith('frr defaults datacenter\n!\nvrf blue\n')).toBe(true);
+  });
   it('offers the documented helpers', () => {
     const dir = templatesDir({ 'vrf-evpn.hbs': ' ! {{join importVrfs ","}} {{#if (eq name "red")}}red{{/if}}{{#if (not vni)}}none{{/if}}\n' });
     const text = renderFrrConfig(intent, { templatesDir: dir });
