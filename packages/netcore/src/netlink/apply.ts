@@ -2,7 +2,7 @@ import { isCommandError } from '../exec/run.js';
 import { ApplyNotConvergedError, classifyIpFailure } from './errors.js';
 import { batchLine } from './encode.js';
 import type { NetnsRunner } from './exec.js';
-import { observeNamespace, type ObservedState } from './observe.js';
+import { decodeDumps, dumpNamespace, type ObservedState } from './observe.js';
 import { encodeOp, formatPlan, plan as makePlan, type Plan, type PlanOp } from './plan.js';
 
 /** What {@link applyPlan} did. */
@@ -22,6 +22,10 @@ interface Batch {
  * Runs a plan in the runner's namespace: every `ip` operation in ONE `ip [-n NS] -batch -`
  * (standard input, no file, no shell), FDB entries in one `bridge -batch -`, sysctls in one
  * `sysctl -w`; then re-observes the namespace and checks that a fresh plan is empty.
+ *
+ * The link and address dump of the verification is the last line of the same batch
+ * (`ip -j -d -batch -` ending in `addr show`): a process start costs more than the dump inside
+ * the lab, so apply + verify is one process when the plan touches links or addresses only.
  *
  * A failing batch line (`Command failed -:N`) is mapped back to its operation:
  * KernelFeatureMissingError (the link kind's module is missing), LinkNotFoundError,
@@ -43,7 +47,7 @@ export async function applyPlan(runner: NetnsRunner, p: Plan): Promise<ApplyResu
       b.ops.push(op);
     }
   }
-  if (ip.lines.length > 0) await runBatch(runner, 'ip', ip);
+  const addrDump = ip.lines.length > 0 ? await runBatch(runner, 'ip', ip) : undefined;
   if (bridge.lines.length > 0) await runBatch(runner, 'bridge', bridge);
   if (sysctl.length > 0) {
     try {
@@ -53,16 +57,21 @@ export async function applyPlan(runner: NetnsRunner, p: Plan): Promise<ApplyResu
       throw classifyIpFailure(`sysctl -w ${sysctl.join(' ')}`, e.stderr, { netns: runner.netns, cause: e });
     }
   }
-  const observed = await observeNamespace(runner, p.scope);
+  const observed = decodeDumps(await dumpNamespace(runner, p.scope, addrDump), p.scope);
   const again = makePlan(p.desired, observed, p.options);
   if (again.ops.length > 0) throw new ApplyNotConvergedError(formatPlan(again));
   return { applied: p.ops.length, observed };
 }
 
-async function runBatch(runner: NetnsRunner, tool: 'ip' | 'bridge', batch: Batch): Promise<void> {
-  const input = `${batch.lines.join('\n')}\n`;
+/** Runs one batch; for `ip`, resolves with the `addr show` dump appended as its last line. */
+async function runBatch(runner: NetnsRunner, tool: 'ip' | 'bridge', batch: Batch): Promise<string> {
   try {
-    await (tool === 'ip' ? runner.ip(['-batch', '-'], input) : runner.bridge(['-batch', '-'], input));
+    if (tool === 'bridge') {
+      await runner.bridge(['-batch', '-'], `${batch.lines.join('\n')}\n`);
+      return '';
+    }
+    // -j and -d only change what `show` prints; the other lines print nothing.
+    return (await runner.ip(['-j', '-d', '-batch', '-'], `${batch.lines.join('\n')}\naddr show\n`)).stdout;
   } catch (e) {
     if (!isCommandError(e)) throw e;
     const failed = /Command failed -:(\d+)/.exec(e.stderr);

@@ -146,7 +146,7 @@ export function classifyIpFailure(
     .filter((l) => l && !l.startsWith('Command failed'))
     .join('; ');
   const options = { cause: context.cause };
-  if (/Unknown device type|Operation not supported/i.test(message) && context.linkKind) {
+  if (/Unknown device type/i.test(message) && context.linkKind) {
     return new KernelFeatureMissingError(context.linkKind, KERNEL_MODULE_OF_KIND[context.linkKind] ?? context.linkKind, operation, options);
   }
   const notFound = /Cannot find device "([^"]*)"|Device "([^"]*)" does not exist/.exec(message);

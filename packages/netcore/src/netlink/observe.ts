@@ -61,12 +61,15 @@ export function sysctlPaths(devs: readonly string[]): string[] {
   return devs.flatMap((dev) => keys.map((k) => SYSCTL_KEYS[k](dev)));
 }
 
-/** Runs the dumps `scope` asks for, in parallel, and returns their raw output. */
-export async function dumpNamespace(runner: NetnsRunner, scope: ObserveScope = {}): Promise<RawDumps> {
+/**
+ * Runs the dumps `scope` asks for, in parallel, and returns their raw output. `addrDump` is an
+ * `ip -j -d addr show` output the caller already has (apply gets it from the end of its batch).
+ */
+export async function dumpNamespace(runner: NetnsRunner, scope: ObserveScope = {}, addrDump?: string): Promise<RawDumps> {
   const ns = runner.netns;
   const devs = scope.sysctlsOf ?? [];
   const [addr, route4, route6, neigh, fdb, sysctl] = await Promise.all([
-    dump('ip -j -d addr show', () => runner.ip(['-j', '-d', 'addr', 'show']), ns),
+    addrDump ?? dump('ip -j -d addr show', () => runner.ip(['-j', '-d', 'addr', 'show']), ns),
     scope.routes ? dump('ip -j -4 route show table all', () => runner.ip(['-j', '-4', 'route', 'show', 'table', 'all']), ns) : undefined,
     scope.routes ? dump('ip -j -6 route show table all', () => runner.ip(['-j', '-6', 'route', 'show', 'table', 'all']), ns) : undefined,
     scope.neighbours ? dump('ip -j neigh show', () => runner.ip(['-j', 'neigh', 'show']), ns) : undefined,
