@@ -15,12 +15,16 @@ export class LabReport {
 
   constructor(private readonly print: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {}
 
-  /** A setup step; a failing step stops the scenario (there is nothing left to check). */
+  /**
+   * A setup step; a failing step stops the scenario (there is nothing left to check). A step
+   * that resolves with a string has it printed as its detail.
+   */
   async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const t0 = performance.now();
     try {
       const value = await fn();
-      this.record({ kind: 'step', name, ok: true, ms: performance.now() - t0 });
+      const detail = typeof value === 'string' && value ? { detail: value } : {};
+      this.record({ kind: 'step', name, ok: true, ms: performance.now() - t0, ...detail });
       return value;
     } catch (e) {
       this.record({ kind: 'step', name, ok: false, ms: performance.now() - t0, detail: describe(e) });

@@ -4,5 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/ci/ensure-deps.sh
+# The demo runs the built CNI plugin through libcni, as a container runtime would.
+npx nx run @fabrik/cni-ovs:build --outputStyle=static
 exec node --conditions=@fabrik/source --import tsx tools/lab/src/cli.ts run -- \
   node --conditions=@fabrik/source --import tsx e2e/src/demo.ts

@@ -1,1 +1,2 @@
-export {};
+export { hbrDesiredState, bridgeName, vxlanName, vrfTable, VRF_TABLE_BASE, HBR_TABLE, VXLAN_PORT } from './hbr-state.js';
+export type { HbrStateOptions } from './hbr-state.js';

@@ -8,9 +8,9 @@ import type { Topology } from '@fabrik/lab';
 //                       (host a netns)  tr-host/tr     192.0.2.0/30          (host b netns)
 
 export interface PodSpec {
+  /** The Pod's netns. Its address comes from IPAM (host-local, a range per node). */
   readonly name: string;
   readonly vlan: number;
-  readonly address: string;
 }
 
 export interface LabNode {
@@ -38,7 +38,7 @@ export const TRUNK_HBR_IF = 'tr';
 
 /** Node descriptions; `prefix` keeps concurrent runs apart (netns names are machine-wide). */
 export function labNodes(prefix: string): [LabNode, LabNode] {
-  const node = (id: 'a' | 'b', vtep: string, peerVtep: string, host: number): LabNode => ({
+  const node = (id: 'a' | 'b', vtep: string, peerVtep: string): LabNode => ({
     id,
     host: `${prefix}${id}-host`,
     hbr: `${prefix}${id}-hbr`,
@@ -46,11 +46,11 @@ export function labNodes(prefix: string): [LabNode, LabNode] {
     peerVtep,
     underlayIf: `u${id}`,
     pods: [
-      { name: `${prefix}${id}-pod1`, vlan: 100, address: `10.100.0.${host}/24` },
-      { name: `${prefix}${id}-pod2`, vlan: 200, address: `10.200.0.${host}/24` },
+      { name: `${prefix}${id}-pod1`, vlan: 100 },
+      { name: `${prefix}${id}-pod2`, vlan: 200 },
     ],
   });
-  return [node('a', '192.0.2.1', '192.0.2.2', 11), node('b', '192.0.2.2', '192.0.2.1', 12)];
+  return [node('a', '192.0.2.1', '192.0.2.2'), node('b', '192.0.2.2', '192.0.2.1')];
 }
 
 /** Namespaces and links of the lab as data (tools/lab builds it). Pods are added by the CNI plugin. */
