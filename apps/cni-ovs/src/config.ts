@@ -43,7 +43,7 @@ const NetConfSchema = z
     bridge: InterfaceName.optional(),
     ovsdbSocket: OvsdbEndpoint.default(DEFAULT_OVSDB_SOCKET),
     ovsdbTimeoutMs: z.number().int().min(100).max(120_000).default(5000),
-    ofportTimeoutMs: z.number().int().min(100).max(120_000).default(5000),
+    ofportTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
     cacheDir: AbsolutePath.default(DEFAULT_CACHE_DIR),
     agentHostConfig: AbsolutePath.optional(),
     ipam: z.looseObject({ type: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a plugin file name') }).optional(),

@@ -40,7 +40,17 @@ export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
         }),
       );
     },
-    waitForOfport: async (name, timeoutMs) => call(() => waitForOfport(client, name, { timeoutMs })),
+    waitForOfport: async (name, timeoutMs) => {
+      try {
+        return await call(() => waitForOfport(client, name, { timeoutMs }));
+      } catch (e) {
+        // The database answered; ovs-vswitchd did not attach the interface in time (busy or down).
+        if (e instanceof CniError && e.code === CniErrorCode.tryAgainLater && isOvsdbTimeoutError(e.cause)) {
+          throw new CniError(CniErrorCode.tryAgainLater, `ovs-vswitchd gave interface ${name} no ofport within ${timeoutMs} ms (is it running?)`, undefined, { cause: e.cause });
+        }
+        throw e;
+      }
+    },
     deletePort: (name) => call(() => deletePort(client, name)),
     findPorts: async (network) => {
       const ports = await call(() => findPorts(client, { [PortIds.owner]: OWNER, [PortIds.network]: network }));

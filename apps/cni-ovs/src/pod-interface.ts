@@ -74,14 +74,21 @@ export async function hostLinkDel(name: string): Promise<boolean> {
 }
 
 /**
- * Configures the Pod end: arp_notify on (so that bringing it up announces its IPv4 addresses with a
- * gratuitous ARP; IPv6 sends an unsolicited neighbour advertisement by itself), addresses, link up,
- * then routes. Equivalent to: `sysctl net.ipv4.conf.IF.arp_notify=1; ip addr add ...; ip link set IF up; ip route add ...`.
+ * Turns on arp_notify for the Pod end, so that bringing it up announces its IPv4 addresses with a
+ * gratuitous ARP (IPv6 sends an unsolicited neighbour advertisement by itself). Runs while the
+ * link is still down. Equivalent to: `sysctl -w net.ipv4.conf.IF.arp_notify=1` in the Pod netns.
+ */
+export async function enableArpNotify(netnsPath: string, ifname: string): Promise<void> {
+  // sysctl spells a '.' inside a name component as '/'.
+  await runCommand('nsenter', [`--net=${netnsPath}`, 'sysctl', '-q', '-w', `net.ipv4.conf.${ifname.replaceAll('.', '/')}.arp_notify=1`]);
+}
+
+/**
+ * Configures the Pod end in one `ip -batch`: addresses (IPv6 without DAD, so they are usable at
+ * once), link up, then routes (a route without `gw` uses the gateway of its family).
+ * Equivalent to: `ip addr add ...; ip link set IF up; ip route add ...` in the Pod netns.
  */
 export async function configurePodInterface(netnsPath: string, ifname: string, addresses: readonly PodAddress[], routes: readonly PodRoute[]): Promise<void> {
-  if (addresses.some((a) => !a.cidr.includes(':'))) {
-    await runCommand('nsenter', [`--net=${netnsPath}`, 'sysctl', '-q', '-w', `net.ipv4.conf.${ifname.replaceAll('.', '/')}.arp_notify=1`]);
-  }
   const lines: string[] = [];
   for (const a of addresses) lines.push(`addr add ${a.cidr} dev ${ifname}${a.cidr.includes(':') ? ' nodad' : ''}`);
   lines.push(`link set ${ifname} up`);

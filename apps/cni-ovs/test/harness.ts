@@ -1,11 +1,11 @@
 // Test helpers for the plugin: a private build of the bundle, a CNI bin dir, direct execution and
 // libcni's cnitool, and probes of what is left on the host (ports, veths, IPAM leases).
-import { build } from 'esbuild';
-import { mkdtemp, mkdir, readdir, rm, writeFile, chmod } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCommand, isCommandError } from '@fabrik/netcore';
+import { bundlePlugin } from '../scripts/bundle.js';
 
 const appRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = join(appRoot, '..', '..');
@@ -25,24 +25,13 @@ export interface PluginSandbox {
   remove(): Promise<void>;
 }
 
-/** Bundles src/main.ts exactly as scripts/bundle.ts does, into a private directory. */
+/** Bundles the plugin with scripts/bundle.ts into a private directory. */
 export async function createPluginSandbox(): Promise<PluginSandbox> {
   const dir = await mkdtemp(join(tmpdir(), 'fabrik-cni-'));
   const binDir = join(dir, 'bin');
   const plugin = join(binDir, 'fabrik-ovs');
   await mkdir(binDir);
-  await build({
-    entryPoints: [join(appRoot, 'src', 'main.ts')],
-    outfile: plugin,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    conditions: ['@fabrik/source'],
-    banner: { js: '#!/usr/bin/env node' },
-    logLevel: 'error',
-  });
-  await chmod(plugin, 0o755);
+  await bundlePlugin(plugin);
   const sb: PluginSandbox = {
     dir,
     binDir,
@@ -64,12 +53,12 @@ export interface ExecResult {
   readonly stderr: string;
 }
 
-/** Executes the plugin as a runtime would: CNI_* environment, config on stdin. */
+/** Executes the plugin (or `opts.binary`) as a runtime would: CNI_* environment, config on stdin. */
 export async function execPlugin(
   sb: PluginSandbox,
   command: string,
   conf: unknown,
-  opts: { containerId?: string; netns?: string; ifname?: string; args?: string; env?: Record<string, string> } = {},
+  opts: { containerId?: string; netns?: string; ifname?: string; args?: string; env?: Record<string, string>; binary?: string } = {},
 ): Promise<ExecResult> {
   const env: Record<string, string> = {
     PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
@@ -83,7 +72,7 @@ export async function execPlugin(
   };
   const input = typeof conf === 'string' ? conf : JSON.stringify(conf);
   try {
-    const r = await runCommand(sb.plugin, [], { input, env });
+    const r = await runCommand(opts.binary ?? sb.plugin, [], { input, env });
     return { code: 0, out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined, stderr: r.stderr };
   } catch (e) {
     if (!isCommandError(e)) throw e;

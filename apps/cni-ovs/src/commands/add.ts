@@ -1,10 +1,10 @@
 import { loadNetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
 import { execIpam, type IpamCall } from '../ipam.js';
-import { writeAttachment } from '../cache.js';
+import { removeAttachment, writeAttachment } from '../cache.js';
 import { hostVethAlias, hostVethName, randomMac } from '../names.js';
 import { PortIds, vlanSettings } from '../ovs.js';
-import { assertNetnsExists, configurePodInterface, hostLinkDel, vethAdd } from '../pod-interface.js';
+import { assertNetnsExists, configurePodInterface, enableArpNotify, hostLinkDel, vethAdd } from '../pod-interface.js';
 import { Rollback } from '../rollback.js';
 import { CniError, CniErrorCode, type CmdArgs, type CniIpConfig, type CniResult } from '../skel/index.js';
 import type { PluginDeps } from './context.js';
@@ -47,9 +47,7 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
           return execIpam(ipamCall('ADD'));
         })()
       : Promise.resolve(undefined);
-    const attach = (async () => {
-      await vethAdd({ hostName, hostMac, podName: args.ifname, podMac, netnsPath: args.netns, alias: hostVethAlias(conf.name, args.containerId, args.ifname), ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}) });
-      rollback.onFailure(`veth ${hostName}`, () => hostLinkDel(hostName));
+    const connectPort = async () => {
       const port = await session;
       await port.addPort({
         bridge,
@@ -66,15 +64,17 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
       });
       rollback.onFailure(`OVS port ${hostName}`, () => port.deletePort(hostName));
       await port.waitForOfport(hostName, conf.ofportTimeoutMs);
+    };
+    const attach = (async () => {
+      await vethAdd({ hostName, hostMac, podName: args.ifname, podMac, netnsPath: args.netns, alias: hostVethAlias(conf.name, args.containerId, args.ifname), ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}) });
+      rollback.onFailure(`veth ${hostName}`, () => hostLinkDel(hostName));
+      // Both settle before a failure propagates, so every undo step is registered before rollback runs.
+      await settleAll([enableArpNotify(args.netns, args.ifname), connectPort()]);
     })();
-    const [ipamOutcome, attachOutcome] = await Promise.allSettled([ipam, attach]);
-    if (attachOutcome.status === 'rejected') throw attachOutcome.reason;
-    if (ipamOutcome.status === 'rejected') throw ipamOutcome.reason;
-    const ipamResult = ipamOutcome.value;
+    const [ipamResult] = await settleAll([ipam, attach] as const);
 
     const ips: CniIpConfig[] = ipamResult?.ips ?? staticAddresses(conf.ips).map((address) => ({ address }));
     const routes = ipamResult?.routes ?? [];
-    await configurePodInterface(args.netns, args.ifname, ips.map((ip) => ({ cidr: ip.address, ...(ip.gateway ? { gateway: ip.gateway } : {}) })), routes);
 
     const result: CniResult = {
       interfaces: [
@@ -85,7 +85,8 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
       routes,
       dns: ipamResult?.dns ?? {},
     };
-    await writeAttachment(conf.cacheDir, {
+    rollback.onFailure('cache record', () => removeAttachment(conf.cacheDir, conf.name, args.containerId, args.ifname));
+    const record = writeAttachment(conf.cacheDir, {
       version: 1,
       network: conf.name,
       containerId: args.containerId,
@@ -97,6 +98,10 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
       cniArgs: args.args,
       result,
     });
+    await settleAll([
+      configurePodInterface(args.netns, args.ifname, ips.map((ip) => ({ cidr: ip.address, ...(ip.gateway ? { gateway: ip.gateway } : {}) })), routes),
+      record,
+    ]);
     return result;
   } catch (e) {
     const leftovers = await rollback.run();
@@ -108,6 +113,14 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
   } finally {
     (await session.catch(() => undefined))?.close();
   }
+}
+
+/** Like Promise.all, but waits for every promise to settle before rejecting with the first failure. */
+async function settleAll<T extends readonly unknown[]>(promises: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const outcomes = await Promise.allSettled(promises);
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes.map((o) => (o as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
 
 /** Without IPAM, requested IPs (runtimeConfig.ips, args.cni.ips, CNI_ARGS IP) are used as they are: they need a prefix length. */
