@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkVniMapping, expectedL3Vnis, frrMessage, parseReloadTest, splitConfigBlocks, withVrfBlocksOf } from './reload.js';
+import { checkVniMapping, expectedL3Vnis, frrMessage, parseReloadTest, reloadFrr, splitConfigBlocks, withVrfBlocksOf } from './reload.js';
 import { parseFrrStatus } from './status.js';
 
 describe('parseReloadTest', () => {
@@ -136,5 +136,11 @@ describe('two-pass apply', () => {
   });
   it('skips the vrf pass when every vrf block is running already', () => {
     expect(withVrfBlocksOf(running, 'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\n')).toBeNull();
+  });
+});
+
+describe('reloadFrr input checks', () => {
+  it('rejects a pathspace that is not a plain name before writing anything', async () => {
+    await expect(reloadFrr({ pathspace: '../etc', config: 'x\n', configDir: '/nonexistent-fabrik' })).rejects.toMatchObject({ code: 'INVALID_NETNS_NAME' });
   });
 });

@@ -1,7 +1,7 @@
 import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { isCommandError } from '@fabrik/netcore';
+import { isCommandError, validateNetnsName } from '@fabrik/netcore';
 import { redactConfigText } from './intent.js';
 import { parseVtyshJson, runFrrTool, showRunningConfig, vtysh, type FrrTarget } from './vtysh.js';
 
@@ -86,6 +86,9 @@ export const isFrrVniMappingError = (e: unknown): e is FrrVniMappingError => e i
  * the VRF-to-VNI check fails.
  */
 export async function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadResult> {
+  // The pathspace names a directory: validate it before anything is written.
+  validateNetnsName(options.pathspace);
+  if (options.netns !== undefined) validateNetnsName(options.netns);
   const configDir = options.configDir ?? join('/etc/frr', options.pathspace);
   const file = options.file ?? join(configDir, 'frr.conf');
   if (options.config === undefined && options.file === undefined) throw new TypeError('reloadFrr: give config or file');
