@@ -63,8 +63,10 @@ function desiredState(): DesiredState {
 }
 
 /**
- * The same end state as a human would write it: per link `link add` (with mtu), one `link set`
- * for mark, master and up (the kernel ignores an alias given to `link add`), port flags, addresses.
+ * The same end state written by hand with the same care: per link `link add` (with mtu), one
+ * `link set` for the mark and master (the kernel ignores an alias given to `link add`), port
+ * flags, addresses; enslaved links are brought up at the end (the kernel applies `up` before
+ * `master` within one message, so `master M up` would bring a port up before enslaving it).
  */
 function floorBatch(state: DesiredState): string {
   const mark = ownershipMark(OWNER);
@@ -90,10 +92,11 @@ function floorBatch(state: DesiredState): string {
       default:
         throw new Error(`floor: unexpected kind ${l.kind}`);
     }
-    lines.push(`link set dev ${l.name} alias ${mark}${l.master ? ` master ${l.master}` : ''}${l.up ? ' up' : ''}`);
+    lines.push(`link set dev ${l.name} alias ${mark}${l.master ? ` master ${l.master}` : l.up ? ' up' : ''}`);
     if (l.port) lines.push(`link set dev ${l.name} type bridge_slave learning off neigh_suppress on`);
     for (const a of l.addresses ?? []) lines.push(`addr add ${a.address} dev ${l.name}`);
   }
+  for (const l of state.links) if (l.master && l.up) lines.push(`link set dev ${l.name} up`);
   return `${lines.join('\n')}\n`;
 }
 

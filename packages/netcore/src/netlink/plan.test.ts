@@ -115,7 +115,9 @@ describe('in-place changes (recorded dumps)', () => {
     const lines = formatPlan(p);
     expect(lines.indexOf('ip link del dev tr.100')).toBeLessThan(lines.indexOf('ip link del dev tr'));
     expect(lines.indexOf('ip link add name tr type bridge')).toBeLessThan(lines.indexOf('ip link add link tr name tr.100 mtu 1450 type vlan id 100'));
-    expect(lines).toContain('ip link set dev tr.100 alias fabrik:hbr master br100 up');
+    // Enslaved first, up afterwards.
+    expect(lines.indexOf('ip link set dev tr.100 alias fabrik:hbr master br100')).toBeGreaterThan(lines.indexOf('ip link set dev tr alias fabrik:hbr up'));
+    expect(lines.indexOf('ip link set dev tr.100 up')).toBeGreaterThan(lines.indexOf('ip link set dev tr.100 alias fabrik:hbr master br100'));
   });
 });
 

@@ -78,8 +78,8 @@ const canonicalCidr = (cidr: string): string => {
 /**
  * Computes the operations that turn `observed` into `desired`. Pure. Order: deletions (routes,
  * addresses, links; stacked links before their lower link), then creations (lower links first),
- * then `link set` (mark, mtu, mac, master, up; masters before their ports, so enslave precedes
- * up), port flags, addresses, routes, neighbours, FDB entries, sysctls.
+ * then `link set` (mark, mtu, mac, master; masters before their ports), port flags, addresses,
+ * `up` of enslaved links (create, enslave, then up), routes, neighbours, FDB entries, sysctls.
  *
  * Only links whose ifalias carries `fabrik:<owner>` are changed or deleted; a desired name held by
  * any other link throws {@link OwnershipConflictError}. Invalid input throws
@@ -127,6 +127,18 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
   const creates: PlanOp[] = [];
   const genModes: PlanOp[] = [];
   const sets: PlanOp[] = [];
+  const ups: PlanOp[] = [];
+  // The kernel applies a message's flags before its master (do_setlink, and rtnl_newlink for a new
+  // link): `master M up` in one line would bring a port up before enslaving it, and zebra would see
+  // an unenslaved vxlan come up. So a link that gets a master is brought up in a later line, after
+  // its port flags and addresses: create, then enslave, then up.
+  const pushSet = (name: string, changes: LinkSetChanges): void => {
+    const { up, ...rest } = changes;
+    if (typeof changes.master === 'string' && up !== undefined) {
+      sets.push({ op: 'link-set', name, changes: rest });
+      ups.push({ op: 'link-set', name, changes: { up } });
+    } else if (Object.keys(changes).length > 0) sets.push({ op: 'link-set', name, changes });
+  };
   const ports: PlanOp[] = [];
   const addrs: PlanOp[] = [];
   const sysctls: PlanOp[] = [];
@@ -161,7 +173,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
         ...(l.master ? { master: l.master } : {}),
         ...(l.up ? { up: true } : {}),
       };
-      sets.push({ op: 'link-set', name: l.name, changes });
+      pushSet(l.name, changes);
       if (l.kind === 'veth' && l.peer.netns === undefined) sets.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
       if (l.port && hasAny(l.port)) ports.push({ op: 'port-set', name: l.name, flags: l.port });
       for (const a of l.addresses ?? []) addrs.push({ op: 'addr-add', dev: l.name, address: a, replace: false });
@@ -177,7 +189,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     if (l.mac !== undefined && l.mac.toLowerCase() !== o.spec.mac?.toLowerCase()) changes.mac = l.mac;
     if (l.master !== undefined && l.master !== observedMaster) changes.master = l.master;
     if (l.up !== undefined && l.up !== o.spec.up) changes.up = l.up;
-    if (Object.keys(changes).length > 0) sets.push({ op: 'link-set', name: l.name, changes });
+    pushSet(l.name, changes);
     if (l.kind === 'veth' && l.peer.netns === undefined) {
       const peer = existing(l.peer.name);
       if (peer && peer.alias !== mark) sets.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
@@ -209,6 +221,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     return d ? masterDepth(d) : 0;
   };
   sets.sort((a, b) => setOrder(a) - setOrder(b));
+  ups.sort((a, b) => setOrder(a) - setOrder(b));
 
   const newLinks = new Set(desired.links.filter((l) => !existing(l.name)).map((l) => l.name));
   // Changing a link's mtu, mac or master makes the kernel flush its neighbour and FDB entries:
@@ -229,6 +242,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     ...sets,
     ...ports,
     ...addrs,
+    ...ups,
     ...routeOps.filter((o) => o.op !== 'route-del'),
     ...neighOps,
     ...fdbOps,
