@@ -106,7 +106,9 @@ function compile(sources: ReadonlyMap<string, string>, mode: FrrTemplateSet): Re
   const hbs = Handlebars.create();
   hbs.registerHelper(FRR_TEMPLATE_HELPERS);
   // strict: a misspelt field in an override fails loudly instead of printing nothing.
-  const compileOptions = { noEscape: true, strict: true } as const;
+  // data: false: no @index/@first/@root frames (a third of the template time for 1000 VRFs);
+  // the model carries everything a template prints.
+  const compileOptions = { noEscape: true, strict: true, data: false } as const;
   for (const [name, text] of sources) {
     try {
       // compile() is lazy: parse() now so that a syntax error names its partial at the first render.
