@@ -227,6 +227,21 @@ describe('GC and STATUS', () => {
     expect((await cacheFiles()).filter((f) => f.includes(`/${net}/`))).toEqual([]);
   });
 
+  it('GC finds a veth by its ownership mark when the OVS port and the cache record are gone', async () => {
+    const net = uniqueName('gv');
+    const conf = { cniVersion: '1.1.0', ...netConf(net) };
+    const a = { containerId: uniqueName('ca'), netns: (await netns()).path, ifname: 'net1' };
+    expect((await execPlugin(sb, 'ADD', conf, a)).code).toBe(0);
+    const hostIf = hostVethName(a.containerId, 'net1');
+    const [link] = JSON.parse((await runCommand('ip', ['-j', 'link', 'show', 'dev', hostIf])).stdout) as Array<{ ifalias?: string }>;
+    expect(link?.ifalias).toBe(`fabrik:cni-ovs:${net}:${a.containerId}:net1`);
+    await ovs.vsctl('del-port', hostIf);
+    await runCommand('rm', ['-rf', join(sb.cacheDir, net)]);
+    expect((await execPlugin(sb, 'GC', { ...conf, 'cni.dev/valid-attachments': [] })).code).toBe(0);
+    expect(await hostVeths()).not.toContain(hostIf);
+    expect(await leasedIps(sb, net)).toEqual([]);
+  });
+
   it('STATUS succeeds when OVSDB and the bridge are there, else code 50', async () => {
     const conf = { cniVersion: '1.1.0', ...netConf(uniqueName('st')) };
     expect((await execPlugin(sb, 'STATUS', conf)).code).toBe(0);

@@ -1,5 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 
+/** Owner in the ifalias ownership mark (`fabrik:<owner>:<label>`, netcore's convention). */
+const LINK_OWNER = 'cni-ovs';
+
 /** Prefix of every host-side veth fabrik-ovs creates (and the only ones GC may delete). */
 export const HOST_VETH_PREFIX = 'fovs';
 
@@ -24,11 +27,11 @@ export function randomMac(): string {
  * veths it created even when the OVS port or the cache entry is gone.
  */
 export function hostVethAlias(network: string, containerId: string, ifname: string): string {
-  return `fabrik-ovs:${network}:${containerId}:${ifname}`;
+  return `fabrik:${LINK_OWNER}:${network}:${containerId}:${ifname}`;
 }
 
 /** The inverse of {@link hostVethAlias}; undefined for any other alias. */
 export function parseHostVethAlias(alias: string): { network: string; containerId: string; ifname: string } | undefined {
-  const m = /^fabrik-ovs:([^:]+):([^:]+):(.+)$/.exec(alias);
+  const m = /^fabrik:cni-ovs:([^:]+):([^:]+):(.+)$/.exec(alias);
   return m ? { network: m[1] ?? '', containerId: m[2] ?? '', ifname: m[3] ?? '' } : undefined;
 }

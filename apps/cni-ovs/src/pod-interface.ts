@@ -1,11 +1,14 @@
 import { access } from 'node:fs/promises';
-import { runCommand, isCommandError } from '@fabrik/netcore';
+import { runCommand } from '@fabrik/netcore';
+import { createNetlink, isLinkNotFoundError, isObjectExistsError } from '@fabrik/netcore/netlink';
 import { CniError, CniErrorCode } from './skel/index.js';
 
 // Every kernel-side step of an attachment: the veth pair, the Pod end's addresses and routes, and
-// what CHECK and GC read back. The Pod netns arrives as a path (CNI_NETNS), which `ip -n` does not
-// accept (it takes names under /run/netns), so commands inside it run through `nsenter --net=PATH`;
-// `ip link ... netns PATH` does accept a path.
+// what CHECK and GC read back, through netcore's netlink handles (a netns path such as CNI_NETNS
+// works there). Two steps still call iproute2 directly because netcore has no verb for them yet:
+// the arp_notify sysctl, and addresses + link up + routes (with the 1.1.0 route attributes mtu,
+// advmss and scope) as ONE `ip -batch` in the Pod netns instead of a process per object, which
+// matters for a plugin that runs once per Pod.
 
 export interface VethSpec {
   readonly hostName: string;
@@ -43,32 +46,36 @@ export async function assertNetnsExists(netnsPath: string): Promise<void> {
 }
 
 /**
- * Creates the veth pair: the host end (up, with its alias) in this netns and the Pod end, already
- * named CNI_IFNAME, directly inside the Pod netns (down until {@link configurePodInterface}).
- * Equivalent to: `ip link add HOST address MAC [mtu N] up alias A type veth peer name IF address MAC [mtu N] netns PATH`.
+ * Creates the veth pair: the host end (up, marked with its alias) in this netns and the Pod end,
+ * already named CNI_IFNAME, directly inside the Pod netns (down until {@link configurePodInterface}).
+ * Equivalent to: `ip link add HOST address MAC [mtu N] type veth peer name IF address MAC [mtu N] netns PATH; ip link set HOST alias A up`.
  */
 export async function vethAdd(spec: VethSpec): Promise<void> {
-  const mtu = spec.mtu !== undefined ? ['mtu', String(spec.mtu)] : [];
   try {
-    await runCommand('ip', [
-      'link', 'add', spec.hostName, 'address', spec.hostMac, ...mtu, 'up', 'alias', spec.alias,
-      'type', 'veth', 'peer', 'name', spec.podName, 'address', spec.podMac, ...mtu, 'netns', spec.netnsPath,
-    ]);
+    await createNetlink().linkAdd({
+      kind: 'veth',
+      name: spec.hostName,
+      mac: spec.hostMac,
+      up: true,
+      alias: spec.alias,
+      ...(spec.mtu !== undefined ? { mtu: spec.mtu } : {}),
+      peer: { name: spec.podName, mac: spec.podMac, netns: spec.netnsPath, ...(spec.mtu !== undefined ? { mtu: spec.mtu } : {}) },
+    });
   } catch (e) {
-    if (isCommandError(e) && /File exists/.test(e.stderr)) {
-      throw new CniError(CniErrorCode.internal, `interface ${spec.hostName} (host) or ${spec.podName} (in ${spec.netnsPath}) already exists`, e.stderr.trim(), { cause: e });
+    if (isObjectExistsError(e)) {
+      throw new CniError(CniErrorCode.internal, `interface ${spec.hostName} (host) or ${spec.podName} (in ${spec.netnsPath}) already exists`, (e as Error).message, { cause: e });
     }
     throw e;
   }
 }
 
-/** Deletes a host link and with it its veth peer; a missing link is not an error. Equivalent to: `ip link del NAME`. */
+/** Deletes a host link and with it its veth peer; false when it did not exist. Equivalent to: `ip link del NAME`. */
 export async function hostLinkDel(name: string): Promise<boolean> {
   try {
-    await runCommand('ip', ['link', 'del', name]);
+    await createNetlink().linkDel(name);
     return true;
   } catch (e) {
-    if (isCommandError(e) && /Cannot find device|does not exist/.test(e.stderr)) return false;
+    if (isLinkNotFoundError(e)) return false;
     throw e;
   }
 }
@@ -112,60 +119,41 @@ export interface PodLinkState {
   readonly mac: string;
   readonly mtu: number;
   readonly up: boolean;
-  readonly kind?: string;
+  readonly kind: string;
   /** Addresses with prefix length. */
   readonly addresses: readonly string[];
 }
 
-/** Reads the Pod interface; undefined when it does not exist. Equivalent to: `ip -d -j addr show dev IF`. */
+/** Reads the Pod interface; undefined when it does not exist. Equivalent to: `ip -d -j addr show dev IF` in the Pod netns. */
 export async function podLinkGet(netnsPath: string, ifname: string): Promise<PodLinkState | undefined> {
-  let out: string;
   try {
-    out = (await runCommand('nsenter', [`--net=${netnsPath}`, 'ip', '-d', '-j', 'addr', 'show', 'dev', ifname])).stdout;
+    const link = await createNetlink({ netns: netnsPath }).linkGet(ifname);
+    return { mac: link.spec.mac ?? '', mtu: link.spec.mtu, up: link.spec.up, kind: link.spec.kind, addresses: (link.addresses ?? []).map((a) => a.address) };
   } catch (e) {
-    if (isCommandError(e) && /does not exist|Cannot find device/.test(e.stderr)) return undefined;
+    if (isLinkNotFoundError(e)) return undefined;
     throw e;
   }
-  const [link] = JSON.parse(out) as Array<{
-    address: string;
-    mtu: number;
-    flags: string[];
-    linkinfo?: { info_kind?: string };
-    addr_info?: Array<{ local: string; prefixlen: number }>;
-  }>;
-  if (!link) return undefined;
-  return {
-    mac: link.address,
-    mtu: link.mtu,
-    up: link.flags.includes('UP'),
-    ...(link.linkinfo?.info_kind ? { kind: link.linkinfo.info_kind } : {}),
-    addresses: (link.addr_info ?? []).map((a) => `${a.local}/${a.prefixlen}`),
-  };
 }
 
 export interface HostVeth {
   readonly name: string;
-  readonly mac: string;
   readonly alias?: string;
 }
 
-/** Host-side veths whose name starts with `prefix`. Equivalent to: `ip -j link show type veth`. */
+/** Host-side veths whose name starts with `prefix`. Equivalent to: `ip -j -d addr show`. */
 export async function hostVethList(prefix: string): Promise<HostVeth[]> {
-  const out = (await runCommand('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout;
-  const links = JSON.parse(out || '[]') as Array<{ ifname: string; address: string; ifalias?: string }>;
-  return links
-    .filter((l) => l.ifname.startsWith(prefix))
-    .map((l) => ({ name: l.ifname, mac: l.address, ...(l.ifalias ? { alias: l.ifalias } : {}) }));
+  return (await createNetlink().linkList())
+    .filter((l) => l.spec.kind === 'veth' && l.spec.name.startsWith(prefix))
+    .map((l) => ({ name: l.spec.name, ...(l.alias ? { alias: l.alias } : {}) }));
 }
 
-/** The host link's MAC, or undefined when it does not exist. */
+/** The host link, or undefined when it does not exist. */
 export async function hostLinkGet(name: string): Promise<HostVeth | undefined> {
   try {
-    const out = (await runCommand('ip', ['-j', 'link', 'show', 'dev', name])).stdout;
-    const [l] = JSON.parse(out) as Array<{ ifname: string; address: string; ifalias?: string }>;
-    return l ? { name: l.ifname, mac: l.address, ...(l.ifalias ? { alias: l.ifalias } : {}) } : undefined;
+    const l = await createNetlink().linkGet(name);
+    return { name: l.spec.name, ...(l.alias ? { alias: l.alias } : {}) };
   } catch (e) {
-    if (isCommandError(e) && /does not exist|Cannot find device/.test(e.stderr)) return undefined;
+    if (isLinkNotFoundError(e)) return undefined;
     throw e;
   }
 }
