@@ -81,4 +81,15 @@ describe('reloadFrr (host kernel)', () => {
     expect(`${e.message} ${e.frrMessage}`).not.toContain('s3cret');
     expect(await showRunningConfig(target())).toBe(before);
   });
+
+  it('runs concurrent reloads of one pathspace one after the other: the last one wins', async () => {
+    const configs = [65010, 65020, 65030].map((remote) =>
+      renderFrrConfig({ ...intent, underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: remote }] } }, { hostname: hostname() }),
+    );
+    const results = await Promise.all(configs.map((config) => reloadFrr({ ...target(), config, file: join(frr.configDir, `c${configs.indexOf(config)}.conf`) })));
+    expect(results.every((r) => r.changed)).toBe(true);
+    const running = await frr.runningConfig();
+    expect(running).toContain(' neighbor 192.0.2.2 remote-as 65030\n');
+    expect(running).not.toContain('password');
+  });
 });

@@ -85,10 +85,31 @@ export const isFrrVniMappingError = (e: unknown): e is FrrVniMappingError => e i
  * previous configuration, unless `restoreOnFailure: false`), {@link FrrVniMappingError} when
  * the VRF-to-VNI check fails.
  */
-export async function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadResult> {
+export function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   // The pathspace names a directory: validate it before anything is written.
   validateNetnsName(options.pathspace);
   if (options.netns !== undefined) validateNetnsName(options.netns);
+  // Two frr-reload.py runs against the same daemons interleave their diffs: one at a time per
+  // pathspace (within this process; other processes are the caller's to coordinate).
+  const previous = reloadQueue.get(options.pathspace) ?? Promise.resolve();
+  const run = previous.then(
+    () => reloadNow(options),
+    () => reloadNow(options),
+  );
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  reloadQueue.set(options.pathspace, settled);
+  void settled.then(() => {
+    if (reloadQueue.get(options.pathspace) === settled) reloadQueue.delete(options.pathspace);
+  });
+  return run;
+}
+
+const reloadQueue = new Map<string, Promise<void>>();
+
+async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const configDir = options.configDir ?? join('/etc/frr', options.pathspace);
   const file = options.file ?? join(configDir, 'frr.conf');
   if (options.config === undefined && options.file === undefined) throw new TypeError('reloadFrr: give config or file');
