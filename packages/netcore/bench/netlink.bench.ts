@@ -72,7 +72,9 @@ function floorBatch(state: DesiredState): string {
   const mark = ownershipMark(OWNER);
   const lines: string[] = [];
   for (const l of state.links) {
-    const mtu = l.mtu === undefined ? '' : ` mtu ${l.mtu}`;
+    // A bridge's mtu is set with `link set` (sticky), the others' at creation.
+    const mtu = l.mtu === undefined || l.kind === 'bridge' ? '' : ` mtu ${l.mtu}`;
+    const bridgeMtu = l.kind === 'bridge' && l.mtu !== undefined ? ` mtu ${l.mtu}` : '';
     switch (l.kind) {
       case 'dummy':
         lines.push(`link add name ${l.name}${mtu} type dummy`);
@@ -92,7 +94,7 @@ function floorBatch(state: DesiredState): string {
       default:
         throw new Error(`floor: unexpected kind ${l.kind}`);
     }
-    lines.push(`link set dev ${l.name} alias ${mark}${l.master ? ` master ${l.master}` : l.up ? ' up' : ''}`);
+    lines.push(`link set dev ${l.name} alias ${mark}${bridgeMtu}${l.master ? ` master ${l.master}` : l.up ? ' up' : ''}`);
     if (l.port) lines.push(`link set dev ${l.name} type bridge_slave learning off neigh_suppress on`);
     for (const a of l.addresses ?? []) lines.push(`addr add ${a.address} dev ${l.name}`);
   }

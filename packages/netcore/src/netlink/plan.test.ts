@@ -143,6 +143,8 @@ describe('desired state validation', () => {
     [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0', port: { learning: false } }] }, 'links[0].port'],
     [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0', alias: 'has space' }] }, 'links[0].alias'],
     [{ owner: 'x', links: [], routes: [{ dst: '10.0.0.0/24' }] }, 'routes[0].dev'],
+    [{ owner: 'x', links: [], neighbours: [{ dev: 'nope', address: '10.0.0.1', lladdr: '02:00:00:00:00:01' }] }, 'neighbours[0].dev'],
+    [{ owner: 'x', links: [], fdb: [{ dev: 'vx0', mac: '02:00:00:00:00:01' }] }, 'fdb[0].dev'],
     [{ owner: 'Bad Owner', links: [] }, 'owner'],
   ])('%j is rejected at %s', (d, path) => {
     const err = invalid(d);

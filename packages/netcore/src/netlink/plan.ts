@@ -166,10 +166,14 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     const o = existing(l.name);
     const mark = ownershipMark(owner, l.alias);
     if (!o) {
-      creates.push({ op: 'link-add', spec: l });
+      // A bridge's mtu given at creation is not sticky: the kernel lowers it to the smallest port
+      // mtu as ports join. Set through `link set` (before any port is enslaved), it stays.
+      const stickyMtu = l.kind === 'bridge' && l.mtu !== undefined;
+      creates.push({ op: 'link-add', spec: stickyMtu ? { ...l, mtu: undefined } : l });
       if (l.sysctls?.addrGenMode !== undefined) genModes.push({ op: 'link-addrgenmode', name: l.name, mode: l.sysctls.addrGenMode });
       const changes: LinkSetChanges = {
         alias: mark,
+        ...(stickyMtu ? { mtu: l.mtu } : {}),
         ...(l.master ? { master: l.master } : {}),
         ...(l.up ? { up: true } : {}),
       };
@@ -269,6 +273,12 @@ function checkReferences(desired: DesiredState, observed: Map<string, ObservedLi
       throw new InvalidDesiredStateError(`links[${i}].peer.name`, `${l.peer.name} is also a desired link`);
     }
   });
+  const devExists = (field: string, dev: string | undefined): void => {
+    if (dev !== undefined && !known(dev)) throw new InvalidDesiredStateError(field, `no link named ${dev} (desired or existing)`);
+  };
+  desired.routes?.forEach((r, i) => devExists(`routes[${i}].dev`, r.dev));
+  desired.neighbours?.forEach((n, i) => devExists(`neighbours[${i}].dev`, n.dev));
+  desired.fdb?.forEach((f, i) => devExists(`fdb[${i}].dev`, f.dev));
 }
 
 const observedLowerOf = (spec: ObservedLinkSpec): string | undefined => (spec.kind === 'generic' ? undefined : lowerLinkOf(spec));

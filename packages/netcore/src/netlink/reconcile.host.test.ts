@@ -166,6 +166,22 @@ describe('reconcile (host kernel)', () => {
     expect(stable((await links(ns)).get('br1000'))).toEqual(stable(foreignBefore.get('br1000')));
   });
 
+  it("keeps a bridge's mtu when a port with a larger mtu joins", async () => {
+    const ns = await tempNs();
+    const nl = createNetlink({ netns: ns.name });
+    const desired: DesiredState = {
+      owner: 'test',
+      links: [
+        { kind: 'bridge', name: 'br0', mtu: 1400, up: true },
+        { kind: 'veth', name: 'v0', peer: { name: 'v0p' }, master: 'br0', up: true },
+      ],
+    };
+    await nl.reconcile(desired);
+    const l = await links(ns);
+    expect(l.get('br0')).toMatchObject({ mtu: 1400 });
+    expect(l.get('v0')).toMatchObject({ mtu: 1500, master: 'br0' });
+  });
+
   it('rejects an invalid desired state naming the field, and changes nothing', async () => {
     const ns = await tempNs();
     const nl = createNetlink({ netns: ns.name });
