@@ -169,20 +169,22 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
   }
 
   const vrfs: FrrVrfModel[] = intent.vrfs.map((vrf) => {
-    const importRules = vrf.import.length > 0 ? addPrefixList(prefixLists, frrObjectNames.importPrefixList(vrf.name), vrf.import) : null;
-    const exportRules = vrf.export.length > 0 ? addPrefixList(prefixLists, frrObjectNames.exportPrefixList(vrf.name), vrf.export) : null;
+    // `import` rules filter leaked routes: without importVrfs there is nothing to filter.
+    const importList =
+      vrf.import.length > 0 && vrf.importVrfs.length > 0 ? addPrefixList(prefixLists, frrObjectNames.importPrefixList(vrf.name), vrf.import) : null;
+    const exportList = vrf.export.length > 0 ? addPrefixList(prefixLists, frrObjectNames.exportPrefixList(vrf.name), vrf.export) : null;
     let importRouteMap: string | null = null;
     let exportRouteMap: string | null = null;
-    if (exportRules) {
+    if (exportList) {
       exportRouteMap = frrObjectNames.exportRouteMap(vrf.name);
-      routeMaps.push(matchPrefixList(exportRouteMap, exportRules));
+      routeMaps.push(matchPrefixList(exportRouteMap, exportList));
     }
     let link: FrrIbgpLinkModel | null = null;
     if (ibgp) {
-      link = ibgpLink(vrf, byName, importRules, routeMaps, largeCommunityLists, tagOf);
-    } else if (importRules && vrf.importVrfs.length > 0) {
+      link = ibgpLink(vrf, byName, importList, routeMaps, largeCommunityLists, tagOf);
+    } else if (importList) {
       importRouteMap = frrObjectNames.importRouteMap(vrf.name);
-      routeMaps.push(matchPrefixList(importRouteMap, importRules));
+      routeMaps.push(matchPrefixList(importRouteMap, importList));
     }
     return {
       name: vrf.name,

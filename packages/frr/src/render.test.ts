@@ -110,3 +110,10 @@ describe('renderFrrConfig', () => {
     expect(frrPartialNames('vrf-ibgp')).toEqual(frrPartialNames('netns'));
   });
 });
+
+describe('import rules without leak sources', () => {
+  it('render no prefix-list nobody uses', () => {
+    const text = renderFrrConfig({ asn: 65000, routerId: '10.0.0.1', vtepIp: '10.0.0.1', vrfs: [{ name: 'a', vni: 1, import: [{ cidr: '10.0.0.0/8' }] }] });
+    expect(text).not.toContain('prefix-list');
+  });
+});
