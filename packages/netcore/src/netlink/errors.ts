@@ -1,3 +1,5 @@
+import type { PlanOp } from './plan.js';
+
 // Typed errors of the netlink layer. Every class has a `code` callers can branch on and an
 // `isX()` guard; causes are always passed on.
 
@@ -47,7 +49,8 @@ export class KernelRejectedError extends Error {
   constructor(
     readonly operation: string,
     readonly kernelMessage: string,
-    readonly op?: unknown,
+    /** The plan operation of the failing batch line (apply only). */
+    readonly op?: PlanOp,
     options?: { cause?: unknown },
   ) {
     super(`kernel rejected \`${operation}\`: ${kernelMessage}`, options);
@@ -138,7 +141,7 @@ export const KERNEL_MODULE_OF_KIND: Readonly<Record<string, string>> = {
 export function classifyIpFailure(
   operation: string,
   stderr: string,
-  context: { linkKind?: string; linkName?: string; netns?: string; op?: unknown; cause?: unknown },
+  context: { linkKind?: string; linkName?: string; netns?: string; op?: PlanOp; cause?: unknown },
 ): Error {
   const message = stderr
     .split('\n')

@@ -58,6 +58,9 @@ describe('createNetlink verbs (host kernel)', () => {
     await expect(nl.linkGet('nope0')).rejects.toSatisfy(isLinkNotFoundError);
     await nl.linkAdd({ kind: 'bridge', name: 'br-x' });
     await expect(nl.linkAdd({ kind: 'bridge', name: 'br-x' })).rejects.toSatisfy(isObjectExistsError);
+    // All or nothing: a master that does not exist leaves no half-made link behind.
+    await expect(nl.linkAdd({ kind: 'bridge', name: 'br-y', master: 'vrf-gone' })).rejects.toSatisfy(isLinkNotFoundError);
+    expect((await ipJson(ns, 'link', 'show')).map((l) => l['ifname'])).toEqual(['lo', 'br-x']);
   });
 
   it('rejects invalid names before running anything, without truncating', async () => {

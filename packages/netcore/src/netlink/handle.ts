@@ -50,7 +50,11 @@ export interface RouteListFilter {
  */
 export interface Netlink {
   readonly netns: string | undefined;
-  /** Creates a link; fails with ObjectExistsError when the name is taken. Sets master/up/alias afterwards when given. Equivalent to: `ip link add NAME type KIND ...` (+ `ip link set`). */
+  /**
+   * Creates a link; fails with ObjectExistsError when the name is taken. Sets alias, master and up
+   * afterwards when given; if that fails the link is deleted again.
+   * Equivalent to: `ip link add NAME type KIND ...` (+ `ip link set dev NAME alias A master M up`).
+   */
   linkAdd(spec: LinkSpec): Promise<void>;
   /** Deletes a link; LinkNotFoundError when it does not exist. Equivalent to: `ip link del dev NAME`. */
   linkDel(name: string): Promise<void>;
@@ -154,7 +158,14 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
         ...(spec.master === undefined ? [] : spec.master === null ? ['nomaster'] : ['master', spec.master]),
         ...(spec.up === undefined ? [] : [spec.up ? 'up' : 'down']),
       ];
-      if (after.length > 0) await set(spec.name, ...after);
+      if (after.length === 0) return;
+      try {
+        await set(spec.name, ...after);
+      } catch (e) {
+        // All or nothing: a link whose master or alias could not be set is removed again.
+        await ip(['link', 'del', 'dev', spec.name]).catch(() => {});
+        throw e;
+      }
     },
     async linkDel(n) {
       await ip(['link', 'del', 'dev', name(n)], { linkName: n });
