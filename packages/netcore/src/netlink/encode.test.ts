@@ -87,6 +87,7 @@ describe('iproute2 failures become typed errors', () => {
   it('maps missing devices, existing objects and other refusals', () => {
     expect(isLinkNotFoundError(classifyIpFailure('ip link del dev x', 'Cannot find device "x"\n', {}))).toBe(true);
     expect(isLinkNotFoundError(classifyIpFailure('ip addr show dev x', 'Device "x" does not exist.\n', {}))).toBe(true);
+    expect(classifyIpFailure('ip link set dev y master m', 'Error: argument "m" is wrong: Device does not exist\n', {})).toMatchObject({ code: 'LINK_NOT_FOUND', linkName: 'm' });
     expect(isObjectExistsError(classifyIpFailure('ip link add', 'RTNETLINK answers: File exists\n', {}))).toBe(true);
     const rejected = classifyIpFailure('ip route replace 10.0.0.0/24 via 10.9.9.9', 'Error: Nexthop has invalid gateway.\nCommand failed -:4\n', { op: { op: 'route-replace', route: { dst: '10.0.0.0/24', via: '10.9.9.9' } } });
     expect(isKernelRejectedError(rejected)).toBe(true);

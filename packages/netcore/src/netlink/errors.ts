@@ -152,8 +152,8 @@ export function classifyIpFailure(
   if (/Unknown device type/i.test(message) && context.linkKind) {
     return new KernelFeatureMissingError(context.linkKind, KERNEL_MODULE_OF_KIND[context.linkKind] ?? context.linkKind, operation, options);
   }
-  const notFound = /Cannot find device "([^"]*)"|Device "([^"]*)" does not exist/.exec(message);
-  if (notFound) return new LinkNotFoundError(notFound[1] ?? notFound[2] ?? context.linkName ?? '', context.netns, options);
+  const notFound = /Cannot find device "([^"]*)"|Device "([^"]*)" does not exist|argument "([^"]*)" is wrong: Device does not exist/.exec(message);
+  if (notFound) return new LinkNotFoundError(notFound[1] ?? notFound[2] ?? notFound[3] ?? context.linkName ?? '', context.netns, options);
   if (/File exists|already assigned/.test(message)) return new ObjectExistsError(operation, message, options);
   return new KernelRejectedError(operation, message || stderr.trim(), context.op, options);
 }
