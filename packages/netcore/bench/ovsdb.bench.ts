@@ -19,14 +19,16 @@ import {
   ensureBridge,
   type PortSpec,
 } from '@fabrik/netcore/ovsdb';
-import { startOvs, uniqueName } from '@fabrik/testkit';
+import { createTempNetns, startOvs, uniqueName } from '@fabrik/testkit';
 
 const PORTS = Number(process.env.PORTS ?? 200);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const ovs = await startOvs();
+// vswitchd in a namespace of its own, so its devices cannot collide with other OVS instances here.
+const switchNs = await createTempNetns('fovsb-');
+const ovs = await startOvs({ netns: switchNs.name });
 try {
   const client = await connectOvsdb(ovs.endpoint);
   const bridge = uniqueName('bbr');
@@ -110,4 +112,5 @@ try {
   console.log(`RESULT ovsdb per_port_ratio=${perPort.toFixed(3)} batch_ratio=${batch.toFixed(3)}`);
 } finally {
   await ovs.stop();
+  await switchNs.destroy();
 }

@@ -1,10 +1,10 @@
 // The OVSDB client and the OVS operations against a private ovsdb-server + ovs-vswitchd
 // (userspace datapath) started by the testkit. State is read back with ovs-vsctl, and
 // forwarding is checked with pings between network namespaces.
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../exec/index.js';
 import {
   addPort,
@@ -27,13 +27,32 @@ import {
 let ovs: OvsInstance;
 let client: OvsdbClient;
 
+// ovs-vswitchd competes for the CPU with every other test on this machine; these waits bound a
+// hang, they do not measure speed.
+const VSWITCHD_TIMEOUT_MS = 30_000;
+
+/**
+ * ovs-vswitchd runs in a namespace of its own: the userspace datapath creates its devices (the
+ * `ovs-netdev` tap, internal ports) in vswitchd's namespace, where other OVS instances on this
+ * machine would otherwise collide with them.
+ */
+let switchNs: TempNetns;
+
 beforeAll(async () => {
-  ovs = await startOvs();
+  switchNs = await createTempNetns('fovsw-');
+  ovs = await startOvs({ netns: switchNs.name });
   client = await connectOvsdb(ovs.endpoint, { reconnect: { initialDelayMs: 50, maxDelayMs: 500 } });
+});
+afterEach(async (context) => {
+  // On failure, show what ovs-vswitchd was doing.
+  if (context.task.result?.state !== 'fail') return;
+  const log = await readFile(join(ovs.dir, 'vs.log'), 'utf8').catch(() => '');
+  console.error(`ovs-vswitchd log (tail):\n${log.split('\n').slice(-40).join('\n')}`);
 });
 afterAll(async () => {
   await client?.close();
   await ovs?.stop();
+  await switchNs?.destroy();
 });
 
 /** `ovs-vsctl get TABLE RECORD COLUMN`, trimmed. */
@@ -135,7 +154,7 @@ describe('bridges and ports', () => {
     expect(await get('Port', trunk, 'vlan_mode')).toBe('trunk');
     expect(await get('Interface', trunk, 'options:peer')).toBe(access);
 
-    expect(await waitForOfport(client, access, { timeoutMs: 10_000 })).toBe(77);
+    expect(await waitForOfport(client, access, { timeoutMs: VSWITCHD_TIMEOUT_MS })).toBe(77);
     const found = await findPorts(client, ids);
     expect(found.map((p) => p.name).sort()).toEqual([access, trunk].sort());
     const a = found.find((p) => p.name === access)!;
@@ -167,7 +186,7 @@ describe('bridges and ports', () => {
     expect(await get('Port', access, 'tag')).toBe('200');
     expect(await get('Port', access, 'trunks')).toBe('[30]');
 
-    await waitForVswitchd(client, { timeoutMs: 10_000 });
+    await waitForVswitchd(client, { timeoutMs: VSWITCHD_TIMEOUT_MS });
     expect(Number(await get('Open_vSwitch', '.', 'cur_cfg'))).toBeGreaterThanOrEqual(
       Number(await get('Open_vSwitch', '.', 'next_cfg')),
     );
@@ -181,7 +200,7 @@ describe('bridges and ports', () => {
       expect(await column('Port', 'name')).not.toContain(name);
       expect(await column('Interface', 'name')).not.toContain(name);
     }
-  });
+  }, 120_000);
 
   it('never changes or deletes rows fabrik did not create, and reports unknown names typed', async () => {
     const foreignBr = uniqueName('fxb');
@@ -251,7 +270,7 @@ describe('bridges and ports', () => {
     await ensureBridge(client, { name: br, datapathType: 'netdev' });
     try {
       await addPort(client, { bridge: br, name: missing });
-      const e = await caught(waitForOfport(client, missing, { timeoutMs: 10_000 }));
+      const e = await caught(waitForOfport(client, missing, { timeoutMs: VSWITCHD_TIMEOUT_MS }));
       expect(isOvsInterfaceError(e)).toBe(true);
       expect(e).toMatchObject({
         interfaceName: missing,
@@ -260,7 +279,7 @@ describe('bridges and ports', () => {
     } finally {
       await deleteBridge(client, br);
     }
-  });
+  }, 120_000);
 
   it('100 concurrent addPort calls: all present, no duplicates; deleting leaves no rows', async () => {
     const br = uniqueName('fbr');
@@ -306,41 +325,31 @@ describe('forwarding on the userspace datapath', () => {
         const ns = await createTempNetns('fovs-');
         namespaces.push(ns);
         const port = uniqueName('fvh');
-        await runCommand('ip', [
-          'link',
-          'add',
-          port,
-          'type',
-          'veth',
-          'peer',
-          'name',
-          'eth0',
-          'netns',
-          ns.name,
-        ]);
-        await runCommand('ip', ['link', 'set', port, 'up']);
+        // The switch side of the veth lives where vswitchd runs.
+        await switchNs.ip('link', 'add', port, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns.name);
+        await switchNs.ip('link', 'set', port, 'up');
         await ns.ip('addr', 'add', `10.77.0.${i + 1}/24`, 'dev', 'eth0');
         await ns.ip('link', 'set', 'eth0', 'up');
         await addPort(client, { bridge: br, name: port, tag, externalIds: { 'fabrik-test': br } });
-        await waitForOfport(client, port, { timeoutMs: 10_000 });
+        await waitForOfport(client, port, { timeoutMs: VSWITCHD_TIMEOUT_MS });
         hosts.push({ ns, port, ip: `10.77.0.${i + 1}` });
       }
       const [a, b, c] = hosts as [(typeof hosts)[0], (typeof hosts)[0], (typeof hosts)[0]];
-      await waitForVswitchd(client, { timeoutMs: 10_000 });
+      await waitForVswitchd(client, { timeoutMs: VSWITCHD_TIMEOUT_MS });
       const ping = (from: TempNetns, ip: string, count: number) =>
         from.exec('ping', ['-c', String(count), '-i', '0.2', '-W', '1', ip]);
       await ping(a.ns, b.ip, 3);
       expect(await caught(ping(a.ns, c.ip, 2))).toMatchObject({ code: 'COMMAND_FAILED' });
       // Moving c to VLAN 100 connects it: the failure above was the VLAN, not the setup.
       await setPortVlan(client, c.port, { tag: 100 });
-      await waitForVswitchd(client, { timeoutMs: 10_000 });
+      await waitForVswitchd(client, { timeoutMs: VSWITCHD_TIMEOUT_MS });
       await ping(a.ns, c.ip, 3);
       expect((await findPorts(client, { 'fabrik-test': br })).map((p) => p.tag)).toEqual([100, 100, 100]);
     } finally {
       await deleteBridge(client, br);
       for (const ns of namespaces) await ns.destroy();
     }
-  });
+  }, 120_000);
 });
 
 describe('ovsdb-server restarts', () => {
@@ -406,5 +415,5 @@ describe('ovsdb-server restarts', () => {
       'the cache drops the deleted rows',
       () => cachedPort(p) === undefined && cachedPort(later) === undefined,
     );
-  });
+  }, 120_000);
 });
