@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkAddArgs, type LinkSpec } from './links/index.js';
+import { linkAddArgs, needsRecreate, type LinkSpec } from './links/index.js';
 import { addrArgs, batchLine, fdbArgs, neighArgs, routeArgs } from './encode.js';
 import { checkInterfaceName, parseNetnsTarget, vlanLinkName } from './names.js';
 import { classifyIpFailure, isKernelFeatureMissingError, isKernelRejectedError, isLinkNotFoundError, isObjectExistsError, type KernelFeatureMissingError } from './errors.js';
@@ -29,6 +29,16 @@ describe('link encoders', () => {
     expect(neighArgs('replace', { dev: 'br0', address: '10.0.0.9', lladdr: '02:00:00:00:00:09' }).join(' ')).toBe('neigh replace 10.0.0.9 lladdr 02:00:00:00:00:09 dev br0 nud permanent');
     expect(fdbArgs('add', { dev: 'vx0', mac: '00:00:00:00:00:00', dst: '192.0.2.2' }).join(' ')).toBe('fdb append 00:00:00:00:00:00 dev vx0 dst 192.0.2.2 self permanent');
     expect(fdbArgs('add', { dev: 'vx0', mac: '02:00:00:00:00:01' }).join(' ')).toBe('fdb replace 02:00:00:00:00:01 dev vx0 master static');
+  });
+
+  it('recreates only for kind attributes the kernel cannot change, comparing addresses as the kernel does', () => {
+    const vx: LinkSpec = { kind: 'vxlan', name: 'vx0', vni: 10, local: 'fd00::1', dstport: 4789, learning: false };
+    expect(needsRecreate({ kind: 'vxlan', name: 'vx0', vni: 10, local: 'FD00:0::1' }, vx)).toBe(false);
+    expect(needsRecreate({ kind: 'vxlan', name: 'vx0', vni: 11 }, vx)).toBe(true);
+    expect(needsRecreate({ kind: 'vxlan', name: 'vx0', vni: 10, learning: true }, vx)).toBe(true);
+    expect(needsRecreate({ kind: 'bridge', name: 'vx0' }, vx)).toBe(true);
+    expect(needsRecreate({ kind: 'vrf', name: 'red', table: 10, mtu: 9000, master: null }, { kind: 'vrf', name: 'red', table: 10 })).toBe(false);
+    expect(needsRecreate({ kind: 'vrf', name: 'red', table: 11 }, { kind: 'vrf', name: 'red', table: 10 })).toBe(true);
   });
 
   it('refuses to write a token the batch reader would split or comment out', () => {

@@ -7,6 +7,9 @@ import type { ObservedLink } from './decode/link.js';
 import type { ObservedRoute } from './decode/route.js';
 import { normaliseDst } from './decode/route.js';
 import type { ObserveScope, ObservedState } from './observe.js';
+import { canonicalCidr, canonicalIp } from './ip-text.js';
+
+export { canonicalIp } from './ip-text.js';
 
 /** The rtnetlink protocol number that marks fabrik's routes (unused by iproute2 and FRR). */
 export const FABRIK_ROUTE_PROTOCOL = 249;
@@ -66,14 +69,6 @@ export function observeScopeOf(desired: DesiredState): ObserveScope {
   };
 }
 
-/** IPv6 text in the form iproute2 prints (compressed, lower case); IPv4 unchanged. */
-export function canonicalIp(ip: string): string {
-  return ip.includes(':') ? new URL(`http://[${ip}]`).hostname.slice(1, -1) : ip;
-}
-const canonicalCidr = (cidr: string): string => {
-  const [ip = '', len] = cidr.split('/');
-  return len === undefined ? canonicalIp(ip) : `${canonicalIp(ip)}/${len}`;
-};
 
 /**
  * Computes the operations that turn `observed` into `desired`. Pure. Order: deletions (routes,

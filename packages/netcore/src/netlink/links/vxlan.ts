@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InterfaceName, IpAddress, Vni } from '@fabrik/api';
 import { LinkAttrsSchema, bool, num, opt, str, type RawLinkView } from './common.js';
+import { sameIp } from '../ip-text.js';
 
 /**
  * A VXLAN device. Kernel kind `vxlan`. For EVPN: `learning: false`, `local` = the VTEP address,
@@ -55,9 +56,9 @@ export function decodeVxlan(name: string, raw: RawLinkView): VxlanSpec {
 /** None of the VXLAN attributes is changed in place here: any difference means recreate. */
 export const vxlanNeedsRecreate = (desired: VxlanSpec, observed: VxlanSpec): boolean =>
   desired.vni !== observed.vni ||
-  (desired.local !== undefined && desired.local !== observed.local) ||
-  (desired.remote !== undefined && desired.remote !== observed.remote) ||
-  (desired.group !== undefined && desired.group !== observed.group) ||
+  !sameIp(desired.local, observed.local) ||
+  !sameIp(desired.remote, observed.remote) ||
+  !sameIp(desired.group, observed.group) ||
   (desired.dstport !== undefined && desired.dstport !== observed.dstport) ||
   (desired.learning !== undefined && desired.learning !== observed.learning) ||
   (desired.dev !== undefined && desired.dev !== observed.dev);
