@@ -106,6 +106,14 @@ describe('in-place changes (recorded dumps)', () => {
     golden('lab-hbr.retable', formatPlan(plan(retabled, observed('lab-hbr', 'after', desired))));
   });
 
+  it('lab-hbr: with prune off, a phase of the state keeps the owner\'s other links', () => {
+    const desired = readJson<DesiredState>('lab-hbr.desired.json');
+    const phase = edit(desired, (l) => (l.kind === 'vrf' ? l : undefined), { routes: [] });
+    const after = observed('lab-hbr', 'after', desired);
+    expect(plan(phase, after, { prune: false }).ops).toEqual([]);
+    expect(plan(phase, after).ops.filter((o) => o.op === 'link-del').length).toBeGreaterThan(0);
+  });
+
   it('lab-hbr: recreating the trunk recreates the VLANs stacked on it', () => {
     const desired = readJson<DesiredState>('lab-hbr.desired.json');
     const p = plan(

@@ -50,6 +50,12 @@ export interface Plan {
 export interface PlanOptions {
   /** Protocol number that marks this owner's routes. Default {@link FABRIK_ROUTE_PROTOCOL}. */
   readonly routeProtocol?: number;
+  /**
+   * `false`: owned links and routes missing from the desired state are kept, not deleted. For a
+   * phase of a larger state (create the VRFs and L3 VNI devices down, reload FRR, then the rest).
+   * Default `true`: the desired state is complete.
+   */
+  readonly prune?: boolean;
 }
 
 /** The ifalias that marks a link as owned by `owner` (plus an optional label). */
@@ -83,6 +89,7 @@ export function observeScopeOf(desired: DesiredState): ObserveScope {
 export function plan(desiredInput: DesiredState, observed: ObservedState, options: PlanOptions = {}): Plan {
   const desired = parseDesiredState(desiredInput);
   const protocol = options.routeProtocol ?? FABRIK_ROUTE_PROTOCOL;
+  const prune = options.prune ?? true;
   const owner = desired.owner;
   const byName = new Map(observed.links.map((l) => [l.spec.name, l]));
   const desiredByName = new Map<string, DesiredLink>();
@@ -104,7 +111,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
   for (const o of observed.links) {
     if (!isOwnedBy(o.alias, owner)) continue;
     const d = desiredByName.get(o.spec.name);
-    if (!desiredNames.has(o.spec.name) || (d && needsRecreate(d, o.spec))) gone.add(o.spec.name);
+    if ((prune && !desiredNames.has(o.spec.name)) || (d && needsRecreate(d, o.spec))) gone.add(o.spec.name);
   }
   for (let changed = true; changed; ) {
     changed = false;
@@ -227,7 +234,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
   // those are written again after the change.
   const flushed = new Set(newLinks);
   for (const op of sets) if (op.op === 'link-set' && (op.changes.mtu !== undefined || op.changes.mac !== undefined || op.changes.master !== undefined)) flushed.add(op.name);
-  const routeOps = planRoutes(desired, observed, protocol, newLinks);
+  const routeOps = planRoutes(desired, observed, protocol, newLinks, prune);
   const neighOps = planNeighbours(desired, observed, flushed);
   const fdbOps = planFdb(desired, observed, flushed);
 
@@ -329,7 +336,7 @@ function routeFamily(r: RouteSpec): 'inet' | 'inet6' {
   return r.dst.includes(':') ? 'inet6' : 'inet';
 }
 
-function planRoutes(desired: DesiredState, observed: ObservedState, protocol: number, newLinks: Set<string>): PlanOp[] {
+function planRoutes(desired: DesiredState, observed: ObservedState, protocol: number, newLinks: Set<string>, prune: boolean): PlanOp[] {
   if (desired.routes === undefined) return [];
   if (observed.routes === undefined) throw new InvalidDesiredStateError('routes', 'the observed state has no routes: observe with observeScopeOf(desired)');
   const owned = observed.routes.filter((r) => r.protocol === String(protocol));
@@ -349,7 +356,7 @@ function planRoutes(desired: DesiredState, observed: ObservedState, protocol: nu
       out.push({ op: 'route-replace', route });
     }
   }
-  for (const h of owned) {
+  for (const h of prune ? owned : []) {
     if (!wanted.has(routeKey(h.table, h.dst, h.family))) out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
   }
   return out;
