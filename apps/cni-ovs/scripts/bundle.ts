@@ -1,9 +1,12 @@
 // Bundles the plugin into one executable file, dist/fabrik-ovs: CommonJS so that it runs with no
 // package.json next to it (CNI bin directories have none), workspace packages taken from their
 // TypeScript sources, and command modules kept lazy (esbuild wraps dynamic imports in init
-// functions), so VERSION evaluates almost nothing.
-import { build, type Metafile, type Plugin } from 'esbuild';
-import { chmod, readFile } from 'node:fs/promises';
+// functions), so VERSION evaluates almost nothing. The plugin is built first and embedded as a
+// string into src/launcher.ts, which compiles it with a V8 code cache.
+import { build, type Plugin } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { chmod } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -26,29 +29,34 @@ const zodNamespaceImports: Plugin = {
   },
 };
 
-/** Writes the executable single-file plugin to `outfile` (mode 755). */
-export async function bundlePlugin(outfile: string, options: { minify?: boolean } = {}): Promise<Metafile> {
-  const result = await build({
+const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, legalComments: 'none', logLevel: 'warning' } as const;
+
+/** Writes the executable single-file plugin to `outfile` (mode 755) and returns its size in bytes. */
+export async function bundlePlugin(outfile: string): Promise<number> {
+  const payload = await build({
+    ...common,
     entryPoints: [join(root, 'src', 'main.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
     conditions: ['@fabrik/source'],
-    banner: { js: '#!/usr/bin/env node' },
-    minify: options.minify ?? true,
-    legalComments: 'none',
-    logLevel: 'warning',
-    metafile: true,
+    write: false,
+    outfile: 'payload.js',
     plugins: [zodNamespaceImports],
   });
+  const code = payload.outputFiles[0]?.text ?? '';
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+  await build({
+    ...common,
+    format: 'iife',
+    entryPoints: [join(root, 'src', 'launcher.ts')],
+    outfile,
+    banner: { js: '#!/usr/bin/env node' },
+    define: { __FABRIK_OVS_PAYLOAD__: JSON.stringify(code), __FABRIK_OVS_PAYLOAD_HASH__: JSON.stringify(hash) },
+  });
   await chmod(outfile, 0o755);
-  return result.metafile;
+  return code.length;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const outfile = join(root, 'dist', 'fabrik-ovs');
-  await bundlePlugin(outfile);
-  process.stdout.write(`${outfile}\n`);
+  const size = await bundlePlugin(outfile);
+  process.stdout.write(`${outfile} (plugin ${Math.round(size / 1024)} KiB)\n`);
 }

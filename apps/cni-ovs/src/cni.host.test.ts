@@ -41,6 +41,8 @@ function netConf(name: string, extra: Record<string, unknown> = {}): Record<stri
     vlan: 100,
     mtu: 1400,
     ovsdbSocket: ovs.endpoint,
+    // Generous: other test files run their own vswitchd on this (2-core) machine at the same time.
+    ofportTimeoutMs: 30_000,
     cacheDir: sb.cacheDir,
     ipam: { type: 'host-local', subnet: '10.99.0.0/24', gateway: '10.99.0.1', routes: [{ dst: '10.98.0.0/16' }], dataDir: sb.ipamDataDir },
     ...extra,

@@ -39,6 +39,8 @@ async function attach(net: string, vlanConf: Record<string, unknown>, rangeStart
     type: 'fabrik-ovs',
     bridge,
     ovsdbSocket: ovs.endpoint,
+    // Generous: other test files run their own vswitchd on this (2-core) machine at the same time.
+    ofportTimeoutMs: 30_000,
     cacheDir: sb.cacheDir,
     ...vlanConf,
     ipam: { type: 'host-local', ranges: [[{ subnet: SUBNET, rangeStart, rangeEnd }]], dataDir: sb.ipamDataDir },

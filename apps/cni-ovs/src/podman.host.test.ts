@@ -52,6 +52,7 @@ beforeAll(async () => {
           bridge,
           vlan: 100,
           ovsdbSocket: ovs.endpoint,
+          ofportTimeoutMs: 30_000,
           cacheDir: sb.cacheDir,
           capabilities: { ips: true, mac: true },
           ipam: { type: 'host-local', subnet: '10.55.0.0/24', dataDir: sb.ipamDataDir },
@@ -59,7 +60,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  podmanEnv = { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', CONTAINERS_CONF: conf, HOME: sb.dir };
+  podmanEnv = { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', CONTAINERS_CONF: conf, HOME: sb.dir, FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir };
   podmanArgs = ['--root', join(sb.dir, 'root'), '--runroot', join(sb.dir, 'runroot'), '--storage-driver', 'vfs', '--tmpdir', join(sb.dir, 'ptmp')];
 });
 

@@ -22,6 +22,8 @@ export interface PluginSandbox {
   readonly cacheDir: string;
   readonly ipamDataDir: string;
   readonly cnitoolCache: string;
+  /** The plugin's V8 code cache (FABRIK_OVS_CODE_CACHE_DIR). */
+  readonly codeCacheDir: string;
   remove(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function createPluginSandbox(): Promise<PluginSandbox> {
     cacheDir: join(dir, 'cache'),
     ipamDataDir: join(dir, 'ipam'),
     cnitoolCache: join(dir, 'cnitool-cache'),
+    codeCacheDir: join(dir, 'code-cache'),
     remove: () => rm(dir, { recursive: true, force: true }),
   };
   await mkdir(sb.confDir);
@@ -64,6 +67,7 @@ export async function execPlugin(
     PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
     CNI_COMMAND: command,
     CNI_PATH: sb.cniPath,
+    FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
     ...(opts.containerId !== undefined ? { CNI_CONTAINERID: opts.containerId } : {}),
     ...(opts.netns !== undefined ? { CNI_NETNS: opts.netns } : {}),
     ...(opts.ifname !== undefined ? { CNI_IFNAME: opts.ifname } : {}),
@@ -92,6 +96,7 @@ export async function cnitool(sb: PluginSandbox, verb: 'add' | 'check' | 'del', 
     NETCONFPATH: sb.confDir,
     CNI_PATH: sb.cniPath,
     CNITOOL_CACHE: sb.cnitoolCache,
+    FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
     CNI_IFNAME: opts.ifname ?? 'net1',
     ...(opts.args ? { CNI_ARGS: opts.args } : {}),
     ...(opts.capArgs ? { CAP_ARGS: JSON.stringify(opts.capArgs) } : {}),

@@ -1,0 +1,70 @@
+// The first code of the bundled binary. It compiles the plugin (embedded as a string at build time)
+// with a V8 code cache, so that the per-call cost of parsing and compiling the plugin's code mostly
+// disappears: a CNI plugin is a new process for every ADD and DEL. Each CNI_COMMAND gets its own
+// cache (written at exit by the first run of a build, keyed by the build's hash, the Node version
+// and the architecture), because each command compiles different functions.
+//
+// V8 checks that a cache matches the source and its flags but does not defend against a forged
+// one, so a cache is used only from a directory and a file that belong to this user and that nobody
+// else can write (default under /var/lib/cni, root's). Any problem: compile without a cache.
+//
+// The file has no extension, so Node decides between CommonJS and ESM by the nearest package.json
+// (CommonJS in a CNI bin directory, ESM in this package's dist/): the launcher therefore uses
+// neither `require` nor `import` but process.getBuiltinModule (Node >= 20.16), and hands the plugin
+// (CommonJS) a require of its own.
+import type * as Fs from 'node:fs';
+import type * as Module from 'node:module';
+import type * as Path from 'node:path';
+import type * as Vm from 'node:vm';
+
+declare const __FABRIK_OVS_PAYLOAD__: string;
+declare const __FABRIK_OVS_PAYLOAD_HASH__: string;
+
+/** Where compiled-code caches live; override with FABRIK_OVS_CODE_CACHE_DIR, disable with "off". */
+const DEFAULT_CODE_CACHE_DIR = '/var/lib/cni/fabrik-ovs/.code-cache';
+
+const builtin = (process as unknown as { getBuiltinModule(id: string): unknown }).getBuiltinModule;
+const { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync, realpathSync } = builtin('node:fs') as typeof Fs;
+const { dirname, join } = builtin('node:path') as typeof Path;
+const { Script } = builtin('node:vm') as typeof Vm;
+const { createRequire } = builtin('node:module') as typeof Module;
+
+const trusted = (st: Fs.Stats, kind: 'dir' | 'file'): boolean =>
+  (kind === 'dir' ? st.isDirectory() : st.isFile()) && st.uid === process.geteuid?.() && (st.mode & 0o022) === 0;
+
+function readCache(dir: string, file: string): Buffer | undefined {
+  try {
+    if (!trusted(lstatSync(dir), 'dir') || !trusted(lstatSync(file), 'file')) return undefined;
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(dir: string, file: string, data: Buffer): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!trusted(lstatSync(dir), 'dir')) return;
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, data, { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch {
+    /* read-only or foreign directory: run without a cache */
+  }
+}
+
+const dir = process.env['FABRIK_OVS_CODE_CACHE_DIR'] ?? DEFAULT_CODE_CACHE_DIR;
+const command = /^[A-Z]{1,16}$/.test(process.env['CNI_COMMAND'] ?? '') ? (process.env['CNI_COMMAND'] ?? '') : 'OTHER';
+const file = join(dir, `${__FABRIK_OVS_PAYLOAD_HASH__}-${process.version}-${process.arch}-${command}.bin`);
+const useCache = dir !== 'off';
+const cachedData = useCache ? readCache(dir, file) : undefined;
+const source = `(function (exports, require, module, __filename, __dirname) {${__FABRIK_OVS_PAYLOAD__}\n})`;
+const filename = realpathSync(process.argv[1] ?? '.');
+const script = new Script(source, { filename, ...(cachedData ? { cachedData } : {}) });
+if (useCache && (!cachedData || script.cachedDataRejected)) {
+  // At exit the cache also holds every function this command compiled lazily; only a successful
+  // run has compiled the whole path of its command.
+  process.once('exit', (code) => code === 0 && writeCache(dir, file, script.createCachedData()));
+}
+const mod = { exports: {} };
+(script.runInThisContext() as (...args: unknown[]) => void)(mod.exports, createRequire(filename), mod, filename, dirname(filename));
