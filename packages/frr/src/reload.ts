@@ -85,7 +85,7 @@ export const isFrrVniMappingError = (e: unknown): e is FrrVniMappingError => e i
  * previous configuration, unless `restoreOnFailure: false`), {@link FrrVniMappingError} when
  * the VRF-to-VNI check fails.
  */
-export function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadResult> {
+export async function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   // The pathspace names a directory: validate it before anything is written.
   validateNetnsName(options.pathspace);
   if (options.netns !== undefined) validateNetnsName(options.netns);
