@@ -112,15 +112,15 @@ export interface Netlink {
   fdbList(): Promise<ObservedFdbEntry[]>;
   /** Sets per-interface sysctls in this namespace. Equivalent to: `sysctl -w net.ipv4.conf.DEV.arp_accept=1 ...`. */
   sysctlSet(dev: string, sysctls: InterfaceSysctls): Promise<void>;
-  /** Dumps the object types in `scope` (links and addresses always). See observe.ts. */
+  /** Dumps the object types in `scope` (links and addresses always) into the model. Equivalent to: `ip -j -d addr show` (+ `ip -j route/neigh show`, `bridge -j fdb show` in scope). */
   observe(scope?: ObserveScope): Promise<ObservedState>;
-  /** The raw iproute2 output `observe` decodes (for recording fixtures and debugging). */
+  /** The raw iproute2 output `observe` decodes (for recording fixtures and debugging). Equivalent to: `ip -j -d addr show` (+ the dumps in scope). */
   dump(scope?: ObserveScope): Promise<RawDumps>;
-  /** Applies a plan made by `plan()` for this namespace and verifies it. See apply.ts. */
+  /** Applies a plan made by `plan()` for this namespace and verifies it (see apply.ts). Equivalent to: `ip -n NS -j -d -batch -` (+ `bridge -batch -`, `sysctl -w`). */
   apply(plan: Plan): Promise<ApplyResult>;
   /**
    * observe (only the object types `desired` uses) -> plan -> apply. An applied state costs
-   * one observe and no change.
+   * one observe and no change. Equivalent to: `ip -j -d addr show` then `ip -n NS -j -d -batch -`.
    */
   reconcile(desired: DesiredState, options?: PlanOptions): Promise<{ plan: Plan; result: ApplyResult }>;
 }
