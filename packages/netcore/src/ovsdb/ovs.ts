@@ -14,9 +14,9 @@ import {
   isOvsdbConstraintViolation,
   isOvsdbOperationError,
 } from './errors.js';
-import type { BridgeRow, InterfaceRow, PortRow } from './model/index.js';
+import type { InterfaceRow, PortRow } from './model/index.js';
 import { insert, insertedUuid, selectedRows, where, type RowInput } from './ops/index.js';
-import type { Operation } from './wire/index.js';
+import type { Operation, OperationResult } from './wire/index.js';
 
 /** The external_ids key that marks rows fabrik created; its value names the creator. */
 export const OVS_OWNER_KEY = 'fabrik-owner';
@@ -204,14 +204,20 @@ const OVS_INTERFACE_TYPE: Readonly<Record<OvsPortType, string>> = {
 };
 const portTypeOf = (spec: PortSpec): string => OVS_INTERFACE_TYPE[spec.type ?? 'system'];
 
-async function rootUuid(client: OvsdbClient): Promise<string> {
-  const [res] = await client.transact(where('Open_vSwitch').select('_uuid'));
-  const root = selectedRows('Open_vSwitch', res)[0]?._uuid;
-  if (!root)
+/** The uuid of the single Open_vSwitch row, from a `select _uuid` result. */
+function rootFrom(result: OperationResult | undefined): string {
+  const root = selectedRows('Open_vSwitch', result)[0]?._uuid;
+  if (!root) {
     throw new OvsdbProtocolError(
       'the Open_vSwitch table has no row (was the database initialised with `ovs-vsctl init`?)',
     );
+  }
   return root;
+}
+
+async function rootUuid(client: OvsdbClient): Promise<string> {
+  const [res] = await client.transact(where('Open_vSwitch').select('_uuid'));
+  return rootFrom(res);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -260,11 +266,7 @@ export async function ensureBridge(
         ]);
       return { uuid: existing._uuid, created: false };
     }
-    const root = selectedRows('Open_vSwitch', rootRes)[0]?._uuid;
-    if (!root)
-      throw new OvsdbProtocolError(
-        'the Open_vSwitch table has no row (was the database initialised with `ovs-vsctl init`?)',
-      );
+    const root = rootFrom(rootRes);
     const mark = { [OVS_OWNER_KEY]: owner };
     const results = await client.transact([
       ...insert('Interface', { name: spec.name, type: 'internal', external_ids: mark }, 'iface'),
@@ -304,10 +306,108 @@ export async function deleteBridge(client: OvsdbClient, name: string): Promise<v
 // ---------------------------------------------------------------------------------------------
 // Ports
 
-interface ObservedPort {
-  readonly uuid: string;
-  readonly interfaces: readonly string[];
-  readonly externalIds: Readonly<Record<string, string>>;
+/** What {@link planAddPorts} needs to know about the database, read in one transaction. */
+export interface ObservedForAddPorts {
+  /** Bridges by name (absent: no such bridge). */
+  readonly bridges: ReadonlyMap<string, { readonly uuid: string; readonly ports: readonly string[] }>;
+  /** Ports by name (absent: no such port). */
+  readonly ports: ReadonlyMap<
+    string,
+    {
+      readonly uuid: string;
+      readonly interfaces: readonly string[];
+      readonly externalIds: Readonly<Record<string, string>>;
+    }
+  >;
+}
+
+/** Where the uuids of each port come from once the transaction ran. */
+type PortOutcome =
+  | { readonly kind: 'existing'; readonly portUuid: string; readonly interfaceUuid: string }
+  | { readonly kind: 'created'; readonly portOp: number; readonly interfaceOp: number };
+
+/**
+ * Plans {@link addPorts} (pure): inserts for missing ports (one `ports` mutation per bridge),
+ * updates for fabrik-owned ones already on their bridge, typed errors for everything else.
+ */
+export function planAddPorts(
+  specs: readonly PortSpec[],
+  observed: ObservedForAddPorts,
+): { ops: Operation[]; outcomes: PortOutcome[] } {
+  const ops: Operation[] = [];
+  const outcomes: PortOutcome[] = [];
+  const newPortsByBridge = new Map<string, string[]>();
+  specs.forEach((spec, k) => {
+    const bridge = observed.bridges.get(spec.bridge);
+    if (!bridge) throw new OvsdbNotFoundError('Bridge', spec.bridge);
+    const port = observed.ports.get(spec.name);
+    const mark = { [OVS_OWNER_KEY]: checkOwner(spec.owner) };
+    const ifaceRow: RowInput<'Interface'> = {
+      type: portTypeOf(spec),
+      ...(spec.peer !== undefined ? { options: { peer: spec.peer } } : {}),
+      ...(spec.mtuRequest !== undefined ? { mtu_request: spec.mtuRequest } : {}),
+      ...(spec.ofportRequest !== undefined ? { ofport_request: spec.ofportRequest } : {}),
+    };
+    const portRow: RowInput<'Port'> = {
+      ...(spec.tag !== undefined ? { tag: spec.tag } : {}),
+      ...(spec.trunks !== undefined ? { trunks: spec.trunks } : {}),
+      ...(spec.vlanMode !== undefined ? { vlan_mode: spec.vlanMode } : {}),
+    };
+    if (port) {
+      if (!isOwned(port.externalIds)) throw new OvsdbOwnershipError('Port', spec.name);
+      if (!bridge.ports.includes(port.uuid)) {
+        throw new OvsdbConflictError(
+          `port ${JSON.stringify(spec.name)} exists on another bridge than ${JSON.stringify(spec.bridge)}`,
+        );
+      }
+      const interfaceUuid = port.interfaces[0];
+      if (!interfaceUuid) throw new OvsdbProtocolError(`Port ${spec.name} has no interface`);
+      ops.push(...stillOwned('Port', port.uuid, port.externalIds));
+      const byPort = where('Port', ['_uuid', '==', port.uuid]);
+      if (Object.keys(portRow).length > 0) ops.push(...byPort.update(portRow));
+      if (spec.externalIds && Object.keys(spec.externalIds).length > 0) {
+        ops.push(...byPort.mutate(...mergeExternalIds(spec.externalIds)));
+      }
+      const byInterface = where('Interface', ['_uuid', '==', interfaceUuid]);
+      ops.push(...byInterface.update(ifaceRow));
+      if (spec.interfaceExternalIds && Object.keys(spec.interfaceExternalIds).length > 0) {
+        ops.push(...byInterface.mutate(...mergeExternalIds(spec.interfaceExternalIds)));
+      }
+      outcomes.push({ kind: 'existing', portUuid: port.uuid, interfaceUuid });
+      return;
+    }
+    const ifaceName = `iface${k}`;
+    const portName = `port${k}`;
+    outcomes.push({ kind: 'created', interfaceOp: ops.length, portOp: ops.length + 1 });
+    ops.push(
+      ...insert(
+        'Interface',
+        { name: spec.name, ...ifaceRow, external_ids: { ...spec.interfaceExternalIds, ...mark } },
+        ifaceName,
+      ),
+      ...insert(
+        'Port',
+        {
+          name: spec.name,
+          interfaces: [ifaceName],
+          ...portRow,
+          external_ids: { ...spec.externalIds, ...mark },
+        },
+        portName,
+      ),
+    );
+    newPortsByBridge.set(spec.bridge, [...(newPortsByBridge.get(spec.bridge) ?? []), portName]);
+  });
+  for (const [name, ports] of newPortsByBridge) {
+    ops.push(
+      ...where('Bridge', ['_uuid', '==', observed.bridges.get(name)!.uuid]).mutate([
+        'ports',
+        'insert',
+        ports,
+      ]),
+    );
+  }
+  return { ops, outcomes };
 }
 
 /**
@@ -321,110 +421,49 @@ export async function addPorts(
   specs.forEach((s, i) => checkPortSpec(s, `ports[${i}]`));
   const names = new Set<string>();
   for (const [i, s] of specs.entries()) {
-    if (names.has(s.name))
+    if (names.has(s.name)) {
       throw new OvsdbInvalidInputError(`ports[${i}].name`, `${JSON.stringify(s.name)} is given twice`);
+    }
     names.add(s.name);
   }
   if (specs.length === 0) return [];
-  const bridges = [...new Set(specs.map((s) => s.bridge))];
+  const bridgeNames = [...new Set(specs.map((s) => s.bridge))];
   return retryOnConflict(async () => {
     const read = await client.transact([
-      ...bridges.flatMap((b) => where('Bridge', ['name', '==', b]).select('_uuid', 'ports')),
+      ...bridgeNames.flatMap((b) => where('Bridge', ['name', '==', b]).select('_uuid', 'ports')),
       ...specs.flatMap((s) =>
         where('Port', ['name', '==', s.name]).select('_uuid', 'interfaces', 'external_ids'),
       ),
     ]);
-    const bridgeRows = new Map<string, Partial<BridgeRow>>();
-    bridges.forEach((b, i) => {
+    const bridges = new Map<string, { uuid: string; ports: readonly string[] }>();
+    bridgeNames.forEach((name, i) => {
       const row = selectedRows('Bridge', read[i])[0];
-      if (!row?._uuid) throw new OvsdbNotFoundError('Bridge', b);
-      bridgeRows.set(b, row);
+      if (row?._uuid) bridges.set(name, { uuid: row._uuid, ports: row.ports ?? [] });
     });
-    const ops: Operation[] = [];
-    const created: { spec: number; ifaceOp: number; portOp: number }[] = [];
-    const existing = new Map<number, ObservedPort>();
-    const newPortsByBridge = new Map<string, string[]>();
+    const ports = new Map<
+      string,
+      { uuid: string; interfaces: readonly string[]; externalIds: Readonly<Record<string, string>> }
+    >();
     specs.forEach((spec, k) => {
-      const port = selectedRows('Port', read[bridges.length + k])[0];
-      const bridge = bridgeRows.get(spec.bridge)!;
-      const owner = checkOwner(spec.owner);
-      const mark = { [OVS_OWNER_KEY]: owner };
-      const ifaceRow: RowInput<'Interface'> = {
-        type: portTypeOf(spec),
-        ...(spec.peer !== undefined ? { options: { peer: spec.peer } } : {}),
-        ...(spec.mtuRequest !== undefined ? { mtu_request: spec.mtuRequest } : {}),
-        ...(spec.ofportRequest !== undefined ? { ofport_request: spec.ofportRequest } : {}),
-      };
-      const portRow: RowInput<'Port'> = {
-        ...(spec.tag !== undefined ? { tag: spec.tag } : {}),
-        ...(spec.trunks !== undefined ? { trunks: spec.trunks } : {}),
-        ...(spec.vlanMode !== undefined ? { vlan_mode: spec.vlanMode } : {}),
-      };
-      if (port?._uuid) {
-        if (!isOwned(port.external_ids)) throw new OvsdbOwnershipError('Port', spec.name);
-        if (!bridge.ports?.includes(port._uuid))
-          throw new OvsdbConflictError(
-            `port ${JSON.stringify(spec.name)} exists on another bridge than ${JSON.stringify(spec.bridge)}`,
-          );
-        const ifaceUuid = port.interfaces?.[0];
-        if (!ifaceUuid) throw new OvsdbProtocolError(`Port ${spec.name} has no interface`);
-        existing.set(k, {
-          uuid: port._uuid,
-          interfaces: port.interfaces ?? [],
-          externalIds: port.external_ids ?? {},
+      const row = selectedRows('Port', read[bridgeNames.length + k])[0];
+      if (row?._uuid) {
+        ports.set(spec.name, {
+          uuid: row._uuid,
+          interfaces: row.interfaces ?? [],
+          externalIds: row.external_ids ?? {},
         });
-        ops.push(...stillOwned('Port', port._uuid, port.external_ids ?? {}));
-        const pWhere = where('Port', ['_uuid', '==', port._uuid]);
-        if (Object.keys(portRow).length > 0) ops.push(...pWhere.update(portRow));
-        if (spec.externalIds && Object.keys(spec.externalIds).length > 0)
-          ops.push(...pWhere.mutate(...mergeExternalIds(spec.externalIds)));
-        const iWhere = where('Interface', ['_uuid', '==', ifaceUuid]);
-        ops.push(...iWhere.update(ifaceRow));
-        if (spec.interfaceExternalIds && Object.keys(spec.interfaceExternalIds).length > 0)
-          ops.push(...iWhere.mutate(...mergeExternalIds(spec.interfaceExternalIds)));
-        return;
       }
-      const ifaceName = `iface${k}`;
-      const portName = `port${k}`;
-      created.push({ spec: k, ifaceOp: ops.length, portOp: ops.length + 1 });
-      ops.push(
-        ...insert(
-          'Interface',
-          { name: spec.name, ...ifaceRow, external_ids: { ...spec.interfaceExternalIds, ...mark } },
-          ifaceName,
-        ),
-      );
-      ops.push(
-        ...insert(
-          'Port',
-          {
-            name: spec.name,
-            interfaces: [ifaceName],
-            ...portRow,
-            external_ids: { ...spec.externalIds, ...mark },
-          },
-          portName,
-        ),
-      );
-      const list = newPortsByBridge.get(spec.bridge) ?? [];
-      list.push(portName);
-      newPortsByBridge.set(spec.bridge, list);
     });
-    for (const [b, ports] of newPortsByBridge)
-      ops.push(
-        ...where('Bridge', ['_uuid', '==', bridgeRows.get(b)!._uuid!]).mutate(['ports', 'insert', ports]),
-      );
+    const { ops, outcomes } = planAddPorts(specs, { bridges, ports });
     const results = ops.length > 0 ? await client.transact(ops) : [];
-    const out: { portUuid: string; interfaceUuid: string }[] = new Array(specs.length);
-    for (const [k, p] of existing) out[k] = { portUuid: p.uuid, interfaceUuid: p.interfaces[0]! };
-    for (const c of created) {
-      const portUuid = insertedUuid(results[c.portOp]);
-      const interfaceUuid = insertedUuid(results[c.ifaceOp]);
+    return outcomes.map((o) => {
+      if (o.kind === 'existing') return { portUuid: o.portUuid, interfaceUuid: o.interfaceUuid };
+      const portUuid = insertedUuid(results[o.portOp]);
+      const interfaceUuid = insertedUuid(results[o.interfaceOp]);
       if (!portUuid || !interfaceUuid)
         throw new OvsdbProtocolError('insert Port/Interface: reply has no uuid');
-      out[c.spec] = { portUuid, interfaceUuid };
-    }
-    return out;
+      return { portUuid, interfaceUuid };
+    });
   });
 }
 
@@ -444,14 +483,15 @@ export async function addPort(
   return result!;
 }
 
-async function readOwnedPort(client: OvsdbClient, name: string): Promise<ObservedPort | undefined> {
-  const [res] = await client.transact(
-    where('Port', ['name', '==', name]).select('_uuid', 'interfaces', 'external_ids'),
-  );
+async function readOwnedPort(
+  client: OvsdbClient,
+  name: string,
+): Promise<{ uuid: string; externalIds: Readonly<Record<string, string>> } | undefined> {
+  const [res] = await client.transact(where('Port', ['name', '==', name]).select('_uuid', 'external_ids'));
   const port = selectedRows('Port', res)[0];
   if (!port?._uuid) return undefined;
   if (!isOwned(port.external_ids)) throw new OvsdbOwnershipError('Port', name);
-  return { uuid: port._uuid, interfaces: port.interfaces ?? [], externalIds: port.external_ids ?? {} };
+  return { uuid: port._uuid, externalIds: port.external_ids ?? {} };
 }
 
 /**
