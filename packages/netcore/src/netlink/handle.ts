@@ -53,7 +53,7 @@ export interface Netlink {
   /**
    * Creates a link; fails with ObjectExistsError when the name is taken. Sets alias, master and up
    * afterwards when given; if that fails the link is deleted again.
-   * Equivalent to: `ip link add NAME type KIND ...` (+ `ip link set dev NAME alias A master M up`).
+   * Equivalent to: `ip link add NAME type KIND ...` (+ `ip link set dev NAME alias A master M`, `ip link set dev NAME up`).
    */
   linkAdd(spec: LinkSpec): Promise<void>;
   /** Deletes a link; LinkNotFoundError when it does not exist. Equivalent to: `ip link del dev NAME`. */
@@ -153,14 +153,17 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     async linkAdd(input) {
       const spec = validate(LinkSpecSchema, input, 'spec') as LinkSpec;
       await ip(linkAddArgs(spec), { linkKind: spec.kind, linkName: spec.name });
+      const enslave = typeof spec.master === 'string';
+      const upDown = spec.up === undefined ? [] : [spec.up ? 'up' : 'down'];
       const after = [
         ...(spec.alias === undefined ? [] : ['alias', spec.alias]),
         ...(spec.master === undefined ? [] : spec.master === null ? ['nomaster'] : ['master', spec.master]),
-        ...(spec.up === undefined ? [] : [spec.up ? 'up' : 'down']),
+        // The kernel applies flags before the master within one message: enslave first, then up.
+        ...(enslave ? [] : upDown),
       ];
-      if (after.length === 0) return;
       try {
-        await set(spec.name, ...after);
+        if (after.length > 0) await set(spec.name, ...after);
+        if (enslave && upDown.length > 0) await set(spec.name, ...upDown);
       } catch (e) {
         // All or nothing: a link whose master or alias could not be set is removed again.
         await ip(['link', 'del', 'dev', spec.name]).catch(() => {});
