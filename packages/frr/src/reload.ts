@@ -78,7 +78,8 @@ export const isFrrVniMappingError = (e: unknown): e is FrrVniMappingError => e i
 
 /**
  * Applies a configuration to running FRR daemons: writes it atomically, runs
- * `frr-reload.py -N PATHSPACE --test` (what would change), then `--reload --stdout`, then checks
+ * `frr-reload.py -N PATHSPACE --test` (what would change), then, when something changes,
+ * `--reload --stdout`, then checks
  * with `show vrf vni json` that every L3 VNI of the file is mapped to its VRF.
  *
  * Throws {@link FrrReloadError} with FRR's message when frr-reload.py fails (after reloading the
@@ -117,15 +118,20 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const config = options.config ?? (await readFile(file, 'utf8'));
 
   const changes = parseReloadTest(await runReload(options, ['--test', file], 'test'));
-  const previous = await showRunningConfig(options);
-  try {
-    await applyInTwoPasses(options, configDir, file, config, previous);
-  } catch (e) {
-    if (!isFrrReloadError(e) || options.restoreOnFailure === false) throw e;
-    const restored = await restore(options, configDir, previous);
-    throw new FrrReloadError('reload', e.frrMessage, restored);
+  const changed = changes.added.length + changes.removed.length > 0;
+  // Nothing to change: skip frr-reload.py --reload, the slow half (seconds in the lab), so a
+  // level-triggered agent can re-apply an unchanged configuration cheaply.
+  if (changed) {
+    const previous = await showRunningConfig(options);
+    try {
+      await applyInTwoPasses(options, configDir, file, config, previous);
+    } catch (e) {
+      if (!isFrrReloadError(e) || options.restoreOnFailure === false) throw e;
+      const restored = await restore(options, configDir, previous);
+      throw new FrrReloadError('reload', e.frrMessage, restored);
+    }
   }
-  const result: FrrReloadResult = { file, changed: changes.added.length + changes.removed.length > 0, ...changes };
+  const result: FrrReloadResult = { file, changed, ...changes };
   const mismatches = checkVniMapping(expectedL3Vnis(config), parseVtyshJson(await vtysh(options, 'show vrf vni json')));
   if (mismatches.length > 0) throw new FrrVniMappingError(mismatches, result);
   return result;
