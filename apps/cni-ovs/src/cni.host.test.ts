@@ -5,7 +5,7 @@ import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns
 import { runCommand } from '@fabrik/netcore';
 import { SPEC_VERSIONS, specHas } from './skel/index.js';
 import { hostVethName } from './names.js';
-import { cnitool, createPluginSandbox, execPlugin, hostVeths, leasedIps, writeConflist, type PluginSandbox } from '../test/harness.js';
+import { cnitool, createPluginSandbox, execPlugin, hostVeths, leasedIps, writeConflist, type ExecResult, type PluginSandbox } from '../test/harness.js';
 
 // libcni 1.1 (cnitool) speaks up to 1.0.0; 1.1.0 is exercised by executing the plugin directly.
 const LIBCNI_VERSIONS = SPEC_VERSIONS.filter((v) => v !== '1.1.0');
@@ -82,14 +82,39 @@ async function cacheFiles(): Promise<string[]> {
   return out;
 }
 
-describe.each(LIBCNI_VERSIONS)('through libcni [%s]', (version) => {
-  it(`[${version}] ADD, ${specHas(version, 'check') ? 'CHECK, ' : ''}DEL with cnitool`, async () => {
+/** The runtime of a spec version: libcni's cnitool up to 1.0.0, direct execution for 1.1.0. */
+function runtimeFor(version: string, net: string, conf: Record<string, unknown>, nsPath: string) {
+  if ((LIBCNI_VERSIONS as readonly string[]).includes(version)) {
+    return {
+      add: async () => JSON.parse(await cnitool(sb, 'add', net, nsPath)) as unknown,
+      check: () => cnitool(sb, 'check', net, nsPath),
+      del: () => cnitool(sb, 'del', net, nsPath),
+    };
+  }
+  const opts = { containerId: uniqueName('c'), netns: nsPath, ifname: 'net1' };
+  const full = { cniVersion: version, ...conf };
+  const must = (r: ExecResult) => {
+    if (r.code !== 0) throw new Error(JSON.stringify(r.out));
+    return r.out;
+  };
+  let prevResult: unknown;
+  return {
+    add: async () => (prevResult = must(await execPlugin(sb, 'ADD', full, opts))),
+    check: async () => must(await execPlugin(sb, 'CHECK', { ...full, prevResult }, opts)),
+    del: async () => must(await execPlugin(sb, 'DEL', full, opts)),
+  };
+}
+
+describe.each(SPEC_VERSIONS)('spec %s', (version) => {
+  it(`[${version}] ADD, ${specHas(version, 'check') ? 'CHECK, ' : ''}DEL through ${version === '1.1.0' ? 'direct execution' : 'libcni (cnitool)'}`, async () => {
     const net = uniqueName('lc');
-    await writeConflist(sb, net, version, netConf(net));
+    const conf = netConf(net);
+    await writeConflist(sb, net, version, conf);
     const ns = await netns();
-    const result = JSON.parse(await cnitool(sb, 'add', net, ns.path)) as {
+    const runtime = runtimeFor(version, net, conf, ns.path);
+    const result = (await runtime.add()) as {
       cniVersion: string;
-      interfaces: Array<{ name: string; mac: string; sandbox?: string }>;
+      interfaces: Array<{ name: string; mac: string; mtu?: number; sandbox?: string }>;
       ips: Array<{ address: string; interface: number; version?: string }>;
     };
     expect(result.cniVersion).toBe(version);
@@ -99,6 +124,7 @@ describe.each(LIBCNI_VERSIONS)('through libcni [%s]', (version) => {
     expect(result.ips[0]?.version).toBe(version.startsWith('0.') ? '4' : undefined);
     const hostIf = result.interfaces.find((i) => !i.sandbox)?.name ?? '';
     expect(hostIf).toMatch(/^fovs[0-9a-f]{11}$/);
+    expect(result.interfaces[podIndex]?.mtu).toBe(version === '1.1.0' ? 1400 : undefined);
 
     const row = await portRow(hostIf);
     expect(row).toMatchObject({ tag: '100', 'fabrik-owner': 'cni-ovs', 'fabrik-cni-network': net, 'fabrik-cni-ifname': 'net1', 'fabrik-cni-netns': ns.path });
@@ -110,25 +136,25 @@ describe.each(LIBCNI_VERSIONS)('through libcni [%s]', (version) => {
     expect(await leasedIps(sb, net)).toHaveLength(1);
 
     if (specHas(version, 'check')) {
-      await cnitool(sb, 'check', net, ns.path);
+      await runtime.check();
       // CHECK notices a port whose VLAN no longer matches the config.
       await ovs.vsctl('set', 'Port', hostIf, 'tag=101');
-      await expect(cnitool(sb, 'check', net, ns.path)).rejects.toThrow(/tag=101/);
+      await expect(runtime.check()).rejects.toThrow(/tag=101/);
       await ovs.vsctl('set', 'Port', hostIf, 'tag=100');
     }
 
-    await cnitool(sb, 'del', net, ns.path);
+    await runtime.del();
     expect(await portRow(hostIf)).toBeUndefined();
     expect(await hostVeths()).not.toContain(hostIf);
     expect(await leasedIps(sb, net)).toEqual([]);
     expect((await cacheFiles()).filter((f) => f.includes(`/${net}/`))).toEqual([]);
     // DEL is idempotent.
-    await cnitool(sb, 'del', net, ns.path);
+    await runtime.del();
   });
 });
 
-describe('spec 1.1.0 by direct execution', () => {
-  it('[1.1.0] ADD, CHECK, DEL; the result has 1.1.0 fields', async () => {
+describe('port settings, overrides, default bridge', () => {
+  it('a trunk port gets trunks and vlan_mode=trunk; CHECK notices a lost address', async () => {
     const net = uniqueName('d');
     const conf = { cniVersion: '1.1.0', ...netConf(net, { vlan: 0, trunk: [{ id: 10 }, { minID: 20, maxID: 21 }] }) };
     const ns = await netns();

@@ -1,0 +1,11 @@
+import { describe, expect, it } from 'vitest';
+import { vlanSettings } from './ovs.js';
+
+describe('vlanSettings', () => {
+  it('maps vlan and trunk to the OVS port columns', () => {
+    expect(vlanSettings({ vlan: 0, trunks: [] })).toEqual({});
+    expect(vlanSettings({ vlan: 100, trunks: [] })).toEqual({ tag: 100, vlanMode: 'access' });
+    expect(vlanSettings({ vlan: 0, trunks: [10, 20] })).toEqual({ trunks: [10, 20], vlanMode: 'trunk' });
+    expect(vlanSettings({ vlan: 5, trunks: [10] })).toEqual({ tag: 5, trunks: [10], vlanMode: 'native-untagged' });
+  });
+});
