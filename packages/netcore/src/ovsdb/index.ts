@@ -30,6 +30,7 @@ export {
   deleteBridge,
   addPort,
   addPorts,
+  planAddPorts,
   setPortVlan,
   deletePort,
   deletePorts,
@@ -37,7 +38,16 @@ export {
   waitForOfport,
   waitForVswitchd,
 } from './ovs.js';
-export type { OvsPortType, OvsVlanMode, BridgeSpec, PortSpec, PortVlanSettings, PortInfo } from './ovs.js';
+export type {
+  OvsPortType,
+  OvsVlanMode,
+  BridgeSpec,
+  PortSpec,
+  PortVlanSettings,
+  PortInfo,
+  ObservedForAddPorts,
+  PortOutcome,
+} from './ovs.js';
 export {
   OvsdbError,
   OvsdbConnectionError,

@@ -322,7 +322,7 @@ export interface ObservedForAddPorts {
 }
 
 /** Where the uuids of each port come from once the transaction ran. */
-type PortOutcome =
+export type PortOutcome =
   | { readonly kind: 'existing'; readonly portUuid: string; readonly interfaceUuid: string }
   | { readonly kind: 'created'; readonly portOp: number; readonly interfaceOp: number };
 
