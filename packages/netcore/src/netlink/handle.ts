@@ -24,7 +24,8 @@ import { decodeLinkDump, type ObservedAddress, type ObservedLink } from './decod
 import { decodeRouteDump, type ObservedRoute } from './decode/route.js';
 import { decodeNeighDump, type ObservedNeighbour } from './decode/neigh.js';
 import { decodeFdbDump, type ObservedFdbEntry } from './decode/fdb.js';
-import { dumpNamespace, observeNamespace, type ObserveScope, type ObservedState, type RawDumps } from './observe.js';
+import { decodeDumps, dumpLinks, dumpNamespace, observeNamespace, type ObserveScope, type ObservedState, type RawDumps } from './observe.js';
+import { parseDesiredState } from './desired.js';
 import { applyPlan, type ApplyResult } from './apply.js';
 import { observeScopeOf, plan as makePlan, type Plan, type PlanOptions } from './plan.js';
 import type { DesiredState } from './desired.js';
@@ -268,8 +269,14 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     dump: (scope) => dumpNamespace(runner, scope),
     apply: (plan) => applyPlan(runner, plan),
     async reconcile(desired, planOptions) {
-      const observed = await observeNamespace(runner, observeScopeOf(desired));
-      const p = makePlan(desired, observed, planOptions);
+      // The link dump does not depend on the desired state: start it, and validate the desired
+      // state (CPU) while iproute2 runs. A validation error wins; the dump's outcome is dropped.
+      const links = dumpLinks(runner);
+      links.catch(() => {});
+      const valid = parseDesiredState(desired);
+      const scope = observeScopeOf(valid);
+      const observed = decodeDumps(await dumpNamespace(runner, scope, links), scope);
+      const p = makePlan(valid, observed, planOptions);
       return { plan: p, result: await applyPlan(runner, p) };
     },
   };

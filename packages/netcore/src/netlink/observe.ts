@@ -55,6 +55,9 @@ async function dump(what: string, run: () => Promise<RunResult>, netns: string |
   }
 }
 
+/** `ip -j -d addr show`: links and addresses, whatever the scope. */
+export const dumpLinks = (runner: NetnsRunner): Promise<string> => dump('ip -j -d addr show', () => runner.ip(['-j', '-d', 'addr', 'show']), runner.netns);
+
 /** The sysctl paths read for `devs` (slash form: dots in names like `tr.100` survive). */
 export function sysctlPaths(devs: readonly string[]): string[] {
   const keys = Object.keys(SYSCTL_KEYS) as Array<keyof InterfaceSysctls>;
@@ -65,11 +68,11 @@ export function sysctlPaths(devs: readonly string[]): string[] {
  * Runs the dumps `scope` asks for, in parallel, and returns their raw output. `addrDump` is an
  * `ip -j -d addr show` output the caller already has (apply gets it from the end of its batch).
  */
-export async function dumpNamespace(runner: NetnsRunner, scope: ObserveScope = {}, addrDump?: string): Promise<RawDumps> {
+export async function dumpNamespace(runner: NetnsRunner, scope: ObserveScope = {}, addrDump?: string | Promise<string>): Promise<RawDumps> {
   const ns = runner.netns;
   const devs = scope.sysctlsOf ?? [];
   const [addr, route4, route6, neigh, fdb, sysctl] = await Promise.all([
-    addrDump ?? dump('ip -j -d addr show', () => runner.ip(['-j', '-d', 'addr', 'show']), ns),
+    addrDump ?? dumpLinks(runner),
     scope.routes ? dump('ip -j -4 route show table all', () => runner.ip(['-j', '-4', 'route', 'show', 'table', 'all']), ns) : undefined,
     scope.routes ? dump('ip -j -6 route show table all', () => runner.ip(['-j', '-6', 'route', 'show', 'table', 'all']), ns) : undefined,
     scope.neighbours ? dump('ip -j neigh show', () => runner.ip(['-j', 'neigh', 'show']), ns) : undefined,
