@@ -59,6 +59,13 @@ try {
 
   const fabrik: Array<{ add: number; total: number }> = [];
   const go: Array<{ add: number; total: number }> = [];
+  // The floor of any Node.js plugin on this machine right now: two bare `node -e 0` starts.
+  const nodeFloor: number[] = [];
+  const nodeStart = async () => {
+    const t0 = performance.now();
+    await runCommand(process.execPath, ['-e', '0']);
+    return performance.now() - t0;
+  };
   for (let i = 0; i < WARMUP + PAIRS; i++) {
     const nsF = await createTempNetns('fbn-');
     const nsG = await createTempNetns('fbn-');
@@ -76,6 +83,7 @@ try {
     if (i >= WARMUP) {
       fabrik.push(f);
       go.push(g);
+      nodeFloor.push((await nodeStart()) + (await nodeStart()));
     }
     await nsF.destroy();
     await nsG.destroy();
@@ -85,6 +93,8 @@ try {
   const fAdd = median(fabrik.map((x) => x.add));
   console.log(`pairs=${PAIRS} fabrik-ovs add_p50=${fAdd.toFixed(1)}ms add+del_p50=${fTotal.toFixed(1)}ms`);
   console.log(`pairs=${PAIRS} go-bridge  add_p50=${median(go.map((x) => x.add)).toFixed(1)}ms add+del_p50=${gTotal.toFixed(1)}ms`);
+  const floor = median(nodeFloor);
+  console.log(`two bare node starts p50=${floor.toFixed(1)}ms: the ratio floor of a Node.js plugin here is ${(floor / gTotal).toFixed(2)}`);
 
   const pods = await Promise.all(
     Array.from({ length: PARALLEL }, async () => {

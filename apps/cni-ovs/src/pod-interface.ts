@@ -1,6 +1,7 @@
 import { access } from 'node:fs/promises';
 import { runCommand } from '@fabrik/netcore';
 import { createNetlink, isLinkNotFoundError, isObjectExistsError } from '@fabrik/netcore/netlink';
+import { InterfaceAddress, IpAddress } from '@fabrik/api';
 import { CniError, CniErrorCode } from './skel/index.js';
 
 // Every kernel-side step of an attachment: the veth pair, the Pod end's addresses and routes, and
@@ -96,6 +97,7 @@ export async function enableArpNotify(netnsPath: string, ifname: string): Promis
  * Equivalent to: `ip addr add ...; ip link set IF up; ip route add ...` in the Pod netns.
  */
 export async function configurePodInterface(netnsPath: string, ifname: string, addresses: readonly PodAddress[], routes: readonly PodRoute[]): Promise<void> {
+  checkIpamValues(addresses, routes);
   const lines: string[] = [];
   for (const a of addresses) lines.push(`addr add ${a.cidr} dev ${ifname}${a.cidr.includes(':') ? ' nodad' : ''}`);
   lines.push(`link set ${ifname} up`);
@@ -113,6 +115,24 @@ export async function configurePodInterface(netnsPath: string, ifname: string, a
     lines.push(parts.join(' '));
   }
   await runCommand('nsenter', [`--net=${netnsPath}`, 'ip', '-batch', '-'], { input: lines.join('\n') + '\n' });
+}
+
+/**
+ * The addresses and routes come from the IPAM plugin's output and end up in `ip -batch` lines:
+ * check each value's shape (no spaces or newlines can slip through) and name what is wrong.
+ */
+function checkIpamValues(addresses: readonly PodAddress[], routes: readonly PodRoute[]): void {
+  const bad = (what: string, value: unknown) => new CniError(CniErrorCode.internal, `IPAM result: invalid ${what} ${JSON.stringify(value)}`);
+  const uint = (n: number | undefined) => n === undefined || (Number.isInteger(n) && n >= 0 && n <= 4_294_967_295);
+  for (const a of addresses) {
+    if (!InterfaceAddress.safeParse(a.cidr).success) throw bad('ips[].address', a.cidr);
+    if (a.gateway !== undefined && !IpAddress.safeParse(a.gateway).success) throw bad('ips[].gateway', a.gateway);
+  }
+  for (const r of routes) {
+    if (!InterfaceAddress.safeParse(r.dst).success) throw bad('routes[].dst', r.dst);
+    if (r.gw !== undefined && !IpAddress.safeParse(r.gw).success) throw bad('routes[].gw', r.gw);
+    if (![r.mtu, r.advmss, r.priority, r.table, r.scope].every(uint)) throw bad('route attribute of', r.dst);
+  }
 }
 
 export interface PodLinkState {
