@@ -1,16 +1,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand, runInNetns } from '@fabrik/netcore';
+import { netnsPath, runCommand, runInNetns } from '@fabrik/netcore';
 import { createNetlink, type Netlink } from '@fabrik/netcore/netlink';
 import { addPort, connectOvsdb, ensureBridge, findPorts, type OvsdbClient } from '@fabrik/netcore/ovsdb';
 import { parseFrrIntent, readFrrStatus, reloadFrr, renderFrrConfig, type FrrIntent } from '@fabrik/frr';
 import { hbrDesiredState } from '@fabrik/agent-netns';
+import { PortIds } from '@fabrik/cni-ovs';
 import { buildTopology, type BuiltTopology } from '@fabrik/lab';
 import { startFrr, startOvs, type FrrInstance, type OvsInstance } from '@fabrik/testkit';
 import type { LabReport } from '../report.js';
 import { LAB_NETWORKS, LAB_VRF, OVS_BRIDGE, TRUNK_HOST_IF, labNodes, labTopology, type LabNode, type PodSpec } from './topology.js';
-import { attachPod, checkPod, detachPod, writeNodeCni, type NodeCni } from './pods.js';
+import { POD_IFNAME, attachPod, checkPod, detachPod, writeNodeCni, type NodeCni } from './pods.js';
 
 export interface ScenarioOptions {
   /** Prefix of every netns name, so runs never collide. Default: `lab-`. */
@@ -164,7 +165,7 @@ export async function runTwoNodeEvpn(report: LabReport, options: ScenarioOptions
     await report.check('VLAN 200 pods do not reach VLAN 100 pods', async () => {
       // Give the VLAN 200 pod an on-link route to a VLAN 100 address: any leak through OVS or
       // the HBR would answer.
-      await runCommand('ip', ['-n', a2.name, 'route', 'add', `${addr(rb, b1)}/32`, 'dev', 'net1']);
+      await runCommand('ip', ['-n', a2.name, 'route', 'add', `${addr(rb, b1)}/32`, 'dev', POD_IFNAME]);
       if (await ping(a2.name, addr(rb, b1), 2)) throw new Error('a VLAN 200 pod reached a VLAN 100 pod');
       return 'isolated';
     });
@@ -186,16 +187,18 @@ export async function runTwoNodeEvpn(report: LabReport, options: ScenarioOptions
       return `${runtimes.length * 2} attachments verified`;
     });
     await report.check('deleting a pod attachment leaves no OVS port and no veth', async () => {
-      const portsBefore = await findPorts(ra.ovsdb!, { 'fabrik-owner': 'fabrik-ovs' });
+      const ofPod = { [PortIds.netns]: netnsPath(a2.name) };
+      const hostLinks = async () => (await ra.host.linkList()).map((l) => l.spec.name);
+      const [port, ...extra] = await findPorts(ra.ovsdb!, ofPod);
+      if (!port || extra.length) throw new Error(`expected one OVS port for ${a2.name}, found ${extra.length + (port ? 1 : 0)}`);
+      if (!(await hostLinks()).includes(port.name)) throw new Error(`veth ${port.name} missing before DEL`);
       await detachPod(ra.node, ra.cni!, a2);
-      const portsAfter = await findPorts(ra.ovsdb!, { 'fabrik-owner': 'fabrik-ovs' });
-      if (portsAfter.length !== portsBefore.length - 1) throw new Error(`${portsBefore.length} ports before DEL, ${portsAfter.length} after`);
-      const gone = portsBefore.find((p) => !portsAfter.some((q) => q.name === p.name))!;
-      const veths = (await ra.host.linkList()).filter((l) => l.spec.name === gone.name);
-      if (veths.length) throw new Error(`veth ${gone.name} still exists`);
+      const left = await findPorts(ra.ovsdb!, ofPod);
+      if (left.length) throw new Error(`OVS port ${left[0]!.name} still exists`);
+      if ((await hostLinks()).includes(port.name)) throw new Error(`veth ${port.name} still exists`);
       const podLinks = (await createNetlink({ netns: a2.name }).linkList()).map((l) => l.spec.name);
-      if (podLinks.includes('net1')) throw new Error('net1 still in the pod');
-      return `port and veth ${gone.name} removed`;
+      if (podLinks.includes(POD_IFNAME)) throw new Error(`${POD_IFNAME} still in the pod`);
+      return `port and veth ${port.name} removed`;
     });
     for (const rt of runtimes) {
       await report.check(`node ${rt.node.id}: re-running the setup changes nothing`, () => rerunIsNoop(rt));
