@@ -2,16 +2,13 @@
 //
 // End state: a trunk, 50 VRFs (vrf + bridge + L3 vxlan) and 200 L2 networks (bridge + vxlan +
 // tr.<vid> + anycast gateway address), as the HBR agent builds them.
-//  - floor: the same end state written by hand as one `ip -batch` file, applied in a fresh netns
+//  - floor: the same end state written by hand as one `ip -batch -` input, applied in a fresh netns
 //  - cold:  createNetlink().reconcile(desired) in another fresh netns (observe + plan + one
 //           `ip -batch -` + verifying re-observe)
 //  - no-op: reconcile of the applied state again (must be one observe and an empty plan)
 // Prints ratios against the floor measured in this run; no timed assertions.
 // Last line: RESULT netlink cold_ratio=<x> noop_ms=<y> links=<n>
 import { randomBytes } from 'node:crypto';
-import { writeFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { netnsAdd, netnsDel, runCommand } from '../src/index.js';
 import { createNetlink, observeScopeOf, ownershipMark, type DesiredLink, type DesiredState } from '../src/netlink/index.js';
 
@@ -112,9 +109,7 @@ const nsName = (what: string): string => `bench-${what}-${randomBytes(3).toStrin
 
 async function main(): Promise<void> {
   const state = desiredState();
-  const batchFile = join(tmpdir(), `netlink-floor-${randomBytes(4).toString('hex')}.batch`);
   const floorText = floorBatch(state);
-  await writeFile(batchFile, floorText);
   const namespaces: string[] = [];
   const floors: number[] = [];
   const colds: number[] = [];
@@ -134,7 +129,8 @@ async function main(): Promise<void> {
       const nl = createNetlink({ netns: coldNs });
       const runFloor = async (): Promise<void> => {
         const t = process.hrtime.bigint();
-        await runCommand('ip', ['-n', floorNs, '-batch', batchFile]);
+        // Fed on stdin like apply's batch, so that both pay the same for the input.
+        await runCommand('ip', ['-n', floorNs, '-batch', '-'], { input: floorText });
         floors.push(ms(t));
       };
       const runCold = async (): Promise<void> => {
@@ -178,7 +174,6 @@ async function main(): Promise<void> {
     }
   } finally {
     // Deleted only at the end: tearing down 750 links runs in the background and would slow the next round.
-    await rm(batchFile, { force: true });
     for (const ns of namespaces) await netnsDel(ns).catch(() => {});
   }
   // Other work on the machine makes single runs inside UML noisy: each round pairs a floor and a
