@@ -39,6 +39,9 @@ describe('link encoders', () => {
     expect(needsRecreate({ kind: 'bridge', name: 'vx0' }, vx)).toBe(true);
     expect(needsRecreate({ kind: 'vrf', name: 'red', table: 10, mtu: 9000, master: null }, { kind: 'vrf', name: 'red', table: 10 })).toBe(false);
     expect(needsRecreate({ kind: 'vrf', name: 'red', table: 11 }, { kind: 'vrf', name: 'red', table: 10 })).toBe(true);
+    // A parent in another namespace decodes as '' (no name in the dump): not a reason to recreate.
+    expect(needsRecreate({ kind: 'macvlan', name: 'mv0', parent: 'eth0', mode: 'bridge' }, { kind: 'macvlan', name: 'mv0', parent: '', mode: 'bridge' })).toBe(false);
+    expect(needsRecreate({ kind: 'vlan', name: 'tr.5', parent: 'tr', id: 5 }, { kind: 'vlan', name: 'tr.5', parent: 'other', id: 5 })).toBe(true);
   });
 
   it('refuses to write a token the batch reader would split or comment out', () => {

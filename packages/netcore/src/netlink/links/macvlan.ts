@@ -24,5 +24,6 @@ export function decodeMacvlan(name: string, raw: RawLinkView): MacvlanSpec {
   };
 }
 
+/** An observed parent of '' lives in another namespace (its name is not in the dump): not compared. */
 export const macvlanNeedsRecreate = (desired: MacvlanSpec, observed: MacvlanSpec): boolean =>
-  desired.parent !== observed.parent || desired.mode !== observed.mode;
+  (observed.parent !== '' && desired.parent !== observed.parent) || desired.mode !== observed.mode;

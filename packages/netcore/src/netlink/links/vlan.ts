@@ -24,13 +24,15 @@ export function decodeVlan(name: string, raw: RawLinkView): VlanSpec {
   return {
     kind: 'vlan',
     name,
+    // '' when the parent lives in another namespace (the dump then has link_netnsid, no name).
     parent: raw.lowerLink ?? '',
     id: num(raw.infoData['id']) ?? 0,
     ...(protocol === '802.1Q' || protocol === '802.1ad' ? { protocol } : {}),
   };
 }
 
+/** An observed parent of '' lives in another namespace (its name is not in the dump): not compared. */
 export const vlanNeedsRecreate = (desired: VlanSpec, observed: VlanSpec): boolean =>
   desired.id !== observed.id ||
-  desired.parent !== observed.parent ||
+  (observed.parent !== '' && desired.parent !== observed.parent) ||
   (desired.protocol !== undefined && desired.protocol !== (observed.protocol ?? '802.1Q'));
