@@ -24,6 +24,8 @@ export interface HbrStateOptions {
   /**
    * `l3-down`: only the VRFs and L3 VNI devices, created down. Zebra must learn the VRF-to-VNI
    * mapping (FRR reload) before the L3 VNI devices come up, or it treats the L3 VNI as an L2 VNI.
+   * It is a partial state: reconcile it with `{ prune: false }`, or the L2 networks it does not
+   * list would be deleted.
    * `full` (default): everything, up.
    */
   readonly phase?: 'l3-down' | 'full';

@@ -10,7 +10,16 @@ import { PortIds } from '@fabrik/cni-ovs';
 import { buildTopology, type BuiltTopology } from '@fabrik/lab';
 import { startFrr, startOvs, type FrrInstance, type OvsInstance } from '@fabrik/testkit';
 import type { LabReport } from '../report.js';
-import { LAB_NETWORKS, LAB_VRF, OVS_BRIDGE, TRUNK_HOST_IF, labNodes, labTopology, type LabNode, type PodSpec } from './topology.js';
+import {
+  LAB_NETWORKS,
+  LAB_VRF,
+  OVS_BRIDGE,
+  TRUNK_HOST_IF,
+  labNodes,
+  labTopology,
+  type LabNode,
+  type PodSpec,
+} from './topology.js';
 import { POD_IFNAME, attachPod, checkPod, detachPod, writeNodeCni, type NodeCni } from './pods.js';
 
 export interface ScenarioOptions {
@@ -44,7 +53,11 @@ function nodeIntent(n: LabNode): FrrIntent {
     vtepIp: n.vtep,
     underlay: { neighbors: [{ address: n.peerVtep, remoteAs: 'internal' }] },
     vrfs: [{ name: LAB_VRF.name, vni: LAB_VRF.vni, redistribute: { connected: true } }],
-    layer2s: LAB_NETWORKS.map((net, i) => ({ vni: net.vni, vlan: net.vlan, ...(i === 0 ? { vrf: LAB_VRF.name } : {}) })),
+    layer2s: LAB_NETWORKS.map((net, i) => ({
+      vni: net.vni,
+      vlan: net.vlan,
+      ...(i === 0 ? { vrf: LAB_VRF.name } : {}),
+    })),
   });
 }
 
@@ -70,16 +83,22 @@ async function setUpHbr(rt: NodeRuntime): Promise<string> {
     timings.push(`${what} ${Math.round(performance.now() - t0)} ms`);
     return value;
   };
-  const l3 = await timed('L3 devices (down)', () => rt.hbr.reconcile(hbrDesiredState(rt.intent, { owner: OWNER, phase: 'l3-down' })));
+  const l3 = await timed('L3 devices (down)', () =>
+    rt.hbr.reconcile(hbrDesiredState(rt.intent, { owner: OWNER, phase: 'l3-down' }), { prune: false }),
+  );
   const config = renderFrrConfig(rt.intent, { hostname: HOSTNAME });
-  const reload = await timed('FRR reload', () => reloadFrr({ pathspace: rt.node.hbr, netns: rt.node.hbr, config }));
+  const reload = await timed('FRR reload', () =>
+    reloadFrr({ pathspace: rt.node.hbr, netns: rt.node.hbr, config }),
+  );
   await timed('VRF-VNI mapping', () =>
     waitFor(`zebra to map VRF ${LAB_VRF.name} to VNI ${LAB_VRF.vni}`, async () => {
       const status = await readFrrStatus({ pathspace: rt.node.hbr, netns: rt.node.hbr });
       return status.vrfVnis.find((v) => v.vrf === LAB_VRF.name && v.vni === LAB_VRF.vni);
     }),
   );
-  const full = await timed('L3 up + L2 networks', () => rt.hbr.reconcile(hbrDesiredState(rt.intent, { owner: OWNER })));
+  const full = await timed('L3 up + L2 networks', () =>
+    rt.hbr.reconcile(hbrDesiredState(rt.intent, { owner: OWNER })),
+  );
   return [
     `${l3.result.applied + full.result.applied} netlink ops, FRR +${reload.added.length}/-${reload.removed.length} lines`,
     timings.join(', '),
@@ -89,10 +108,19 @@ async function setUpHbr(rt: NodeRuntime): Promise<string> {
 async function setUpOvs(rt: NodeRuntime): Promise<string> {
   rt.ovs = await startOvs({ netns: rt.node.host });
   rt.ovsdb = await connectOvsdb(rt.ovs.endpoint);
-  const bridge = await ensureBridge(rt.ovsdb, { name: OVS_BRIDGE, datapathType: 'netdev', externalIds: { 'fabrik-node': rt.node.id } });
+  const bridge = await ensureBridge(rt.ovsdb, {
+    name: OVS_BRIDGE,
+    datapathType: 'netdev',
+    externalIds: { 'fabrik-node': rt.node.id },
+  });
   await rt.host.linkSetUp(TRUNK_HOST_IF);
   // The trunk carries every VLAN (no tag, no trunks list): tr.<vid> in the HBR splits them.
-  await addPort(rt.ovsdb, { bridge: OVS_BRIDGE, name: TRUNK_HOST_IF, type: 'system', externalIds: { 'fabrik-role': 'trunk' } });
+  await addPort(rt.ovsdb, {
+    bridge: OVS_BRIDGE,
+    name: TRUNK_HOST_IF,
+    type: 'system',
+    externalIds: { 'fabrik-role': 'trunk' },
+  });
   return `bridge ${bridge.created ? 'created' : 'existed'}, uplink ${TRUNK_HOST_IF}`;
 }
 
@@ -106,7 +134,8 @@ async function ping(from: string, to: string, count = 1): Promise<boolean> {
 }
 
 async function eventuallyPings(from: string, to: string, tries = 30): Promise<string> {
-  for (let i = 1; i <= tries; i++) if (await ping(from, to)) return `${to} reachable after ${i} ${i === 1 ? 'try' : 'tries'}`;
+  for (let i = 1; i <= tries; i++)
+    if (await ping(from, to)) return `${to} reachable after ${i} ${i === 1 ? 'try' : 'tries'}`;
   throw new Error(`${from} cannot reach ${to} after ${tries} tries`);
 }
 
@@ -114,9 +143,18 @@ async function eventuallyPings(from: string, to: string, tries = 30): Promise<st
 async function rerunIsNoop(rt: NodeRuntime): Promise<string> {
   const { plan } = await rt.hbr.reconcile(hbrDesiredState(rt.intent, { owner: OWNER }));
   if (plan.ops.length) throw new Error(`netlink plan not empty: ${plan.ops.length} ops`);
-  const reload = await reloadFrr({ pathspace: rt.node.hbr, netns: rt.node.hbr, config: renderFrrConfig(rt.intent, { hostname: HOSTNAME }) });
-  if (reload.changed) throw new Error(`FRR reload changed ${reload.added.length + reload.removed.length} lines`);
-  const bridge = await ensureBridge(rt.ovsdb!, { name: OVS_BRIDGE, datapathType: 'netdev', externalIds: { 'fabrik-node': rt.node.id } });
+  const reload = await reloadFrr({
+    pathspace: rt.node.hbr,
+    netns: rt.node.hbr,
+    config: renderFrrConfig(rt.intent, { hostname: HOSTNAME }),
+  });
+  if (reload.changed)
+    throw new Error(`FRR reload changed ${reload.added.length + reload.removed.length} lines`);
+  const bridge = await ensureBridge(rt.ovsdb!, {
+    name: OVS_BRIDGE,
+    datapathType: 'netdev',
+    externalIds: { 'fabrik-node': rt.node.id },
+  });
   if (bridge.created) throw new Error('OVS bridge was created again');
   const trunks = await findPorts(rt.ovsdb!, { 'fabrik-role': 'trunk' });
   if (trunks.length !== 1) throw new Error(`${trunks.length} trunk ports`);
@@ -147,8 +185,13 @@ export async function runTwoNodeEvpn(report: LabReport, options: ScenarioOptions
       rt.frr = await report.step(`node ${n.id}: start FRR (zebra, bgpd) in the HBR netns`, () =>
         startFrr({ netns: n.hbr, config: `frr defaults datacenter\nhostname ${HOSTNAME}\n!\n` }),
       );
-      await report.step(`node ${n.id}: HBR state (netcore) + FRR config (@fabrik/frr, reloadFrr)`, () => setUpHbr(rt));
-      await report.step(`node ${n.id}: OVS bridge ${OVS_BRIDGE} with the trunk as uplink (netcore OVSDB)`, () => setUpOvs(rt));
+      await report.step(`node ${n.id}: HBR state (netcore) + FRR config (@fabrik/frr, reloadFrr)`, () =>
+        setUpHbr(rt),
+      );
+      await report.step(
+        `node ${n.id}: OVS bridge ${OVS_BRIDGE} with the trunk as uplink (netcore OVSDB)`,
+        () => setUpOvs(rt),
+      );
       rt.cni = await writeNodeCni(n, rt.stateDir, rt.ovs!.endpoint);
       await report.step(`node ${n.id}: attach pods with fabrik-ovs through libcni`, async () => {
         for (const pod of n.pods) rt.podAddresses.set(pod.name, await attachPod(n, rt.cni!, pod));
@@ -160,8 +203,12 @@ export async function runTwoNodeEvpn(report: LabReport, options: ScenarioOptions
     const [b1, b2] = rb.node.pods as [PodSpec, PodSpec];
     const addr = (rt: NodeRuntime, pod: PodSpec) => rt.podAddresses.get(pod.name)!;
 
-    await report.check('VLAN 100: pod a1 reaches pod b1 through EVPN', () => eventuallyPings(a1.name, addr(rb, b1)));
-    await report.check('VLAN 200: pod a2 reaches pod b2 through EVPN', () => eventuallyPings(a2.name, addr(rb, b2)));
+    await report.check('VLAN 100: pod a1 reaches pod b1 through EVPN', () =>
+      eventuallyPings(a1.name, addr(rb, b1)),
+    );
+    await report.check('VLAN 200: pod a2 reaches pod b2 through EVPN', () =>
+      eventuallyPings(a2.name, addr(rb, b2)),
+    );
     await report.check('VLAN 200 pods do not reach VLAN 100 pods', async () => {
       // Give the VLAN 200 pod an on-link route to a VLAN 100 address: any leak through OVS or
       // the HBR would answer.
@@ -170,17 +217,24 @@ export async function runTwoNodeEvpn(report: LabReport, options: ScenarioOptions
       return 'isolated';
     });
     for (const rt of runtimes) {
-      await report.check(`node ${rt.node.id}: BGP EVPN session up, remote VTEP ${rt.node.peerVtep} on every L2 VNI`, async () => {
-        const status = await readFrrStatus({ pathspace: rt.node.hbr, netns: rt.node.hbr });
-        const session = status.bgpSessions.find((s) => s.neighbor === rt.node.peerVtep && s.addressFamily.toLowerCase().includes('evpn'));
-        if (session?.state !== 'Established') throw new Error(`EVPN session to ${rt.node.peerVtep}: ${session?.state ?? 'absent'}`);
-        for (const net of LAB_NETWORKS) {
-          const vni = await rt.frr!.vtysh(`show evpn vni ${net.vni} json`);
-          if (!vni.includes(rt.node.peerVtep)) throw new Error(`VNI ${net.vni} has no remote VTEP ${rt.node.peerVtep}`);
-        }
-        const l3 = status.vrfVnis.find((v) => v.vrf === LAB_VRF.name);
-        return `Established (${session.prefixesReceived ?? 0} prefixes), VRF ${LAB_VRF.name} -> L3 VNI ${l3?.vni} ${l3?.state ?? ''}`.trim();
-      });
+      await report.check(
+        `node ${rt.node.id}: BGP EVPN session up, remote VTEP ${rt.node.peerVtep} on every L2 VNI`,
+        async () => {
+          const status = await readFrrStatus({ pathspace: rt.node.hbr, netns: rt.node.hbr });
+          const session = status.bgpSessions.find(
+            (s) => s.neighbor === rt.node.peerVtep && s.addressFamily.toLowerCase().includes('evpn'),
+          );
+          if (session?.state !== 'Established')
+            throw new Error(`EVPN session to ${rt.node.peerVtep}: ${session?.state ?? 'absent'}`);
+          for (const net of LAB_NETWORKS) {
+            const vni = await rt.frr!.vtysh(`show evpn vni ${net.vni} json`);
+            if (!vni.includes(rt.node.peerVtep))
+              throw new Error(`VNI ${net.vni} has no remote VTEP ${rt.node.peerVtep}`);
+          }
+          const l3 = status.vrfVnis.find((v) => v.vrf === LAB_VRF.name);
+          return `Established (${session.prefixesReceived ?? 0} prefixes), VRF ${LAB_VRF.name} -> L3 VNI ${l3?.vni} ${l3?.state ?? ''}`.trim();
+        },
+      );
     }
     await report.check('CNI CHECK passes for every attachment', async () => {
       for (const rt of runtimes) for (const pod of rt.node.pods) await checkPod(rt.node, rt.cni!, pod);
@@ -190,7 +244,8 @@ export async function runTwoNodeEvpn(report: LabReport, options: ScenarioOptions
       const ofPod = { [PortIds.netns]: netnsPath(a2.name) };
       const hostLinks = async () => (await ra.host.linkList()).map((l) => l.spec.name);
       const [port, ...extra] = await findPorts(ra.ovsdb!, ofPod);
-      if (!port || extra.length) throw new Error(`expected one OVS port for ${a2.name}, found ${extra.length + (port ? 1 : 0)}`);
+      if (!port || extra.length)
+        throw new Error(`expected one OVS port for ${a2.name}, found ${extra.length + (port ? 1 : 0)}`);
       if (!(await hostLinks()).includes(port.name)) throw new Error(`veth ${port.name} missing before DEL`);
       await detachPod(ra.node, ra.cni!, a2);
       const left = await findPorts(ra.ovsdb!, ofPod);
