@@ -237,6 +237,25 @@ describe('DEL', () => {
   });
 });
 
+describe('DEL while OVSDB is down', () => {
+  it('succeeds (no DEL loop), releases veth and IP, and leaves the port to GC', async () => {
+    const net = uniqueName('dd');
+    const conf = { cniVersion: '1.1.0', ...netConf(net) };
+    const ns = await netns();
+    const opts = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1' };
+    expect((await execPlugin(sb, 'ADD', conf, opts)).code).toBe(0);
+    const hostIf = hostVethName(opts.containerId, 'net1');
+    const del = await execPlugin(sb, 'DEL', { ...conf, ovsdbSocket: `unix:${sb.dir}/gone.sock` }, opts);
+    expect(del.code, JSON.stringify(del.out)).toBe(0);
+    expect(await hostVeths()).not.toContain(hostIf);
+    expect(await leasedIps(sb, net)).toEqual([]);
+    expect(await portRow(hostIf)).toBeDefined();
+    expect((await execPlugin(sb, 'GC', { ...conf, 'cni.dev/valid-attachments': [] })).code).toBe(0);
+    expect(await portRow(hostIf)).toBeUndefined();
+    expect((await cacheFiles()).filter((f) => f.includes(`/${net}/`))).toEqual([]);
+  });
+});
+
 describe('GC and STATUS', () => {
   it('GC removes attachments that are not valid and releases their IPs', async () => {
     const net = uniqueName('gc');
