@@ -30,10 +30,10 @@ describe('hbrDesiredState', () => {
     expect(byName.has('tr')).toBe(false); // the trunk belongs to the host agent
   });
 
-  it('phase l3-down holds only VRFs and L3 VNI devices, all down', () => {
+  it('phase l3-down holds only VRFs and L3 VNI devices and brings nothing up or down', () => {
     const state = hbrDesiredState(intent, { phase: 'l3-down' });
     expect(state.links.map((l) => l.name).sort()).toEqual(['br1001', 'hbr', 'red', 'vx1001']);
-    expect(state.links.every((l) => l.up === false)).toBe(true);
+    expect(state.links.every((l) => l.up === undefined)).toBe(true);
   });
 
   it('gives VRF tables that never hit the kernel-reserved 253-255', () => {

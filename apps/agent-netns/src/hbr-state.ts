@@ -22,7 +22,8 @@ export interface HbrStateOptions {
   /** MTU of the bridges, vxlans and VLANs. Default: the kernel's. */
   readonly mtu?: number;
   /**
-   * `l3-down`: only the VRFs and L3 VNI devices, created down. Zebra must learn the VRF-to-VNI
+   * `l3-down`: only the VRFs and L3 VNI devices, with `up` unset: new links start down, links
+   * that exist keep their state (an agent restart must not take a working VRF down). Zebra must learn the VRF-to-VNI
    * mapping (FRR reload) before the L3 VNI devices come up, or it treats the L3 VNI as an L2 VNI.
    * It is a partial state: reconcile it with `{ prune: false }`, or the L2 networks it does not
    * list would be deleted.
@@ -43,8 +44,10 @@ export function hbrDesiredState(intent: FrrIntent, options: HbrStateOptions = {}
   const vtep = intent.vtepIp;
   const links: DesiredLink[] = [];
 
-  const vniPair = (vni: number, master: string, up: boolean): DesiredLink[] => [
-    { kind: 'bridge', name: bridgeName(vni), master, up, ...mtu, alias: `vni${vni}`, sysctls: { addrGenMode: 'none' } },
+  // `up` unset (phase l3-down) = leave as is; a link created without it starts down.
+  const up = full ? { up: true } : {};
+  const vniPair = (vni: number, master: string): DesiredLink[] => [
+    { kind: 'bridge', name: bridgeName(vni), master, ...up, ...mtu, alias: `vni${vni}`, sysctls: { addrGenMode: 'none' } },
     {
       kind: 'vxlan',
       name: vxlanName(vni),
@@ -53,7 +56,7 @@ export function hbrDesiredState(intent: FrrIntent, options: HbrStateOptions = {}
       dstport: VXLAN_PORT,
       learning: false,
       master: bridgeName(vni),
-      up,
+      ...up,
       ...mtu,
       alias: `vni${vni}`,
       // EVPN answers ARP/ND for remote hosts and installs remote MACs: no flooding, no learning.
@@ -66,13 +69,13 @@ export function hbrDesiredState(intent: FrrIntent, options: HbrStateOptions = {}
   if (intent.layer2s.some((l) => (l.vrf ?? intent.hbrVrf) === intent.hbrVrf)) vrfNames.add(intent.hbrVrf);
   for (const name of [...vrfNames].sort()) {
     const vrf = declared.get(name);
-    links.push({ kind: 'vrf', name, table: vrfTable(vrf?.vni), up: full, alias: 'vrf' });
-    if (vrf) links.push(...vniPair(vrf.vni, name, full));
+    links.push({ kind: 'vrf', name, table: vrfTable(vrf?.vni), ...up, alias: 'vrf' });
+    if (vrf) links.push(...vniPair(vrf.vni, name));
   }
   if (full) {
     // The trunk itself is the host agent's veth end: a parent here, never owned or changed.
     for (const l2 of [...intent.layer2s].sort((a, b) => a.vni - b.vni)) {
-      links.push(...vniPair(l2.vni, l2.vrf ?? intent.hbrVrf, true));
+      links.push(...vniPair(l2.vni, l2.vrf ?? intent.hbrVrf));
       links.push({ kind: 'vlan', name: `${trunk}.${l2.vlan}`, parent: trunk, id: l2.vlan, master: bridgeName(l2.vni), up: true, ...mtu, alias: `vlan${l2.vlan}` });
     }
   }
