@@ -19,6 +19,7 @@ needs=(
   "ip iproute2"
   "ping iputils-ping"
   "tcpdump tcpdump"
+  "runc runc"
   "cc gcc"
   "modprobe kmod"
   "ps procps"

@@ -4,7 +4,7 @@
 // (OVS port, veth, IP lease) is left. Last line: RESULT cni add_del_ratio=<x> add_p50_ms=<y> parallel50_ok=<n>
 import { createTempNetns, startOvs, uniqueName, type TempNetns } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
-import { acquireOvsLock, createPluginSandbox, execPlugin, hostVeths, leasedIps, DEBIAN_CNI_DIR } from '../test/harness.js';
+import { createPluginSandbox, execPlugin, hostVeths, leasedIps, DEBIAN_CNI_DIR } from '../test/harness.js';
 import { hostVethName } from '../src/names.js';
 
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 30);
@@ -25,7 +25,6 @@ async function timed(fn: () => Promise<{ code: number; out?: unknown }>): Promis
 }
 
 const sb = await createPluginSandbox();
-const releaseOvs = await acquireOvsLock();
 const ovs = await startOvs();
 const ovsBridge = uniqueName('brb');
 const linuxBridge = uniqueName('cnb');
@@ -124,5 +123,4 @@ try {
   await runCommand('ip', ['link', 'del', linuxBridge]).catch(() => undefined);
   await ovs.stop();
   await sb.remove();
-  await releaseOvs();
 }

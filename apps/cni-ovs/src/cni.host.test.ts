@@ -5,20 +5,18 @@ import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns
 import { runCommand } from '@fabrik/netcore';
 import { SPEC_VERSIONS, specHas } from './skel/index.js';
 import { hostVethName } from './names.js';
-import { acquireOvsLock, cnitool, createPluginSandbox, execPlugin, hostVeths, leasedIps, writeConflist, type ExecResult, type PluginSandbox } from '../test/harness.js';
+import { cnitool, createPluginSandbox, execPlugin, hostVeths, leasedIps, writeConflist, type ExecResult, type PluginSandbox } from '../test/harness.js';
 
 // libcni 1.1 (cnitool) speaks up to 1.0.0; 1.1.0 is exercised by executing the plugin directly.
 const LIBCNI_VERSIONS = SPEC_VERSIONS.filter((v) => v !== '1.1.0');
 
 let sb: PluginSandbox;
 let ovs: OvsInstance;
-let releaseOvs: (() => Promise<void>) | undefined;
 const bridge = uniqueName('brc');
 const namespaces: TempNetns[] = [];
 
 beforeAll(async () => {
   sb = await createPluginSandbox();
-  releaseOvs = await acquireOvsLock();
   ovs = await startOvs();
   await ovs.addBridge(bridge);
 }, 660_000);
@@ -27,7 +25,6 @@ afterAll(async () => {
   for (const ns of namespaces) await ns.destroy();
   await ovs?.stop();
   await sb?.remove();
-  await releaseOvs?.();
 });
 
 async function netns(): Promise<TempNetns> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
 import { spawn } from 'node:child_process';
-import { acquireOvsLock, createPluginSandbox, execPlugin, type PluginSandbox } from '../test/harness.js';
+import { createPluginSandbox, execPlugin, type PluginSandbox } from '../test/harness.js';
 
 // Traffic through OVS (userspace datapath) between Pods attached by the plugin: access ports of the
 // same VLAN reach each other, another VLAN in the same IP subnet does not, a trunk port sees both
@@ -9,14 +9,12 @@ import { acquireOvsLock, createPluginSandbox, execPlugin, type PluginSandbox } f
 
 let sb: PluginSandbox;
 let ovs: OvsInstance;
-let releaseOvs: (() => Promise<void>) | undefined;
 const bridge = uniqueName('brv');
 const namespaces: TempNetns[] = [];
 const SUBNET = '10.100.0.0/24';
 
 beforeAll(async () => {
   sb = await createPluginSandbox();
-  releaseOvs = await acquireOvsLock();
   ovs = await startOvs();
   await ovs.addBridge(bridge);
 }, 660_000);
@@ -25,7 +23,6 @@ afterAll(async () => {
   for (const ns of namespaces) await ns.destroy();
   await ovs?.stop();
   await sb?.remove();
-  await releaseOvs?.();
 });
 
 interface Pod {

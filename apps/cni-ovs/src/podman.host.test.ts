@@ -3,7 +3,7 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startOvs, uniqueName, type OvsInstance } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
-import { acquireOvsLock, createPluginSandbox, hostVeths, leasedIps, type PluginSandbox } from '../test/harness.js';
+import { createPluginSandbox, hostVeths, leasedIps, type PluginSandbox } from '../test/harness.js';
 
 // podman 4.3 with its CNI backend (libcni) runs the bundled plugin for real: VERSION + ADD on start,
 // VERSION + DEL on removal (recipe: ../shared/lab-notes/README.md). Its state lives in private
@@ -11,7 +11,6 @@ import { acquireOvsLock, createPluginSandbox, hostVeths, leasedIps, type PluginS
 
 let sb: PluginSandbox;
 let ovs: OvsInstance;
-let releaseOvs: (() => Promise<void>) | undefined;
 let podmanEnv: Record<string, string>;
 let podmanArgs: string[];
 let rootfs: string;
@@ -20,7 +19,6 @@ const net = uniqueName('pm');
 
 beforeAll(async () => {
   sb = await createPluginSandbox();
-  releaseOvs = await acquireOvsLock();
   ovs = await startOvs();
   await ovs.addBridge(bridge);
   rootfs = join(sb.dir, 'rootfs');
@@ -70,7 +68,6 @@ afterAll(async () => {
   await runCommand('podman', [...podmanArgs, 'rm', '-af', '-t', '0'], { env: podmanEnv }).catch(() => undefined);
   await ovs?.stop();
   await sb?.remove();
-  await releaseOvs?.();
 });
 
 const podman = async (...args: string[]) => (await runCommand('podman', [...podmanArgs, ...args], { env: podmanEnv, timeoutMs: 60_000 })).stdout;

@@ -1,6 +1,6 @@
 // Test helpers for the plugin: a private build of the bundle, a CNI bin dir, direct execution and
 // libcni's cnitool, and probes of what is left on the host (ports, veths, IPAM leases).
-import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,36 +116,5 @@ export async function leasedIps(sb: PluginSandbox, network: string): Promise<str
     return (await readdir(join(sb.ipamDataDir, network))).filter((f) => /^\d+\.\d+\.\d+\.\d+$/.test(f) || f.includes(':'));
   } catch {
     return [];
-  }
-}
-
-// Two ovs-vswitchd with the userspace datapath in one netns fight over the tap device
-// `ovs-netdev`: the second one cannot create its bridges until the first one stops (its ADDs
-// then wait for an ofport in vain). Until testkit runs each instance in a netns of its own, the
-// test files of this package take turns, through a lock directory (mkdir is atomic; a lock whose
-// owner process is gone is taken over).
-const OVS_LOCK = join(tmpdir(), 'fabrik-ovs-netdev.lock');
-
-/** Waits until no other test file of this package runs Open vSwitch; resolves with the release. */
-export async function acquireOvsLock(timeoutMs = 600_000): Promise<() => Promise<void>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await mkdir(OVS_LOCK);
-      await writeFile(join(OVS_LOCK, 'pid'), String(process.pid));
-      return () => rm(OVS_LOCK, { recursive: true, force: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    const owner = Number(await readFile(join(OVS_LOCK, 'pid'), 'utf8').catch(() => '0'));
-    let alive = owner > 0;
-    try {
-      if (alive) process.kill(owner, 0);
-    } catch {
-      alive = false;
-    }
-    if (owner > 0 && !alive) await rm(OVS_LOCK, { recursive: true, force: true });
-    if (Date.now() > deadline) throw new Error(`${OVS_LOCK} held by pid ${owner} for too long`);
-    await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand, validateNetnsName } from '@fabrik/netcore';
@@ -60,9 +60,47 @@ export interface StartOvsOptions {
   readonly netns?: string;
 }
 
-/** Starts a private Open vSwitch in a temporary directory. Call `stop()` in an afterAll hook. */
+// The userspace datapath creates a tap device `ovs-netdev` in the netns ovs-vswitchd runs in: a
+// second vswitchd in the same netns cannot create it and never gives its ports an ofport. So at
+// most one test OVS runs in the machine's own netns at a time (across vitest workers); others wait.
+const ROOT_NETNS_LOCK = '/run/fabrik-testkit-ovs.lock';
+const LOCK_WAIT_MS = 15 * 60_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function lockRootNetns(): Promise<() => Promise<void>> {
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      await mkdir(ROOT_NETNS_LOCK); // atomic: exactly one creator wins
+      await writeFile(join(ROOT_NETNS_LOCK, 'pid'), String(process.pid));
+      return () => rm(ROOT_NETNS_LOCK, { recursive: true, force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const holder = Number(await readFile(join(ROOT_NETNS_LOCK, 'pid'), 'utf8').catch(() => 'NaN'));
+    // A holder that died (a killed test run) leaves the lock behind: take it over.
+    if (Number.isInteger(holder) && !alive(holder)) await rm(ROOT_NETNS_LOCK, { recursive: true, force: true });
+    if (Date.now() > until) throw new Error(`startOvs: ${ROOT_NETNS_LOCK} held by pid ${holder} for too long`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Starts a private Open vSwitch in a temporary directory. Call `stop()` in an afterAll hook.
+ * Without `netns`, vswitchd runs in this machine's netns, one instance at a time (see above):
+ * prefer `netns` where the test allows it.
+ */
 export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstance> {
   if (options.netns) validateNetnsName(options.netns);
+  const unlock = options.netns ? async () => {} : await lockRootNetns();
   const dir = await mkdtemp(join(tmpdir(), 'fabrik-ovs-'));
   const socketPath = join(dir, 'db.sock');
   const endpoint = `unix:${socketPath}`;
@@ -87,6 +125,7 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
     await killPidfile(join(dir, 'vs.pid'));
     await killPidfile(join(dir, 'db.pid'));
     await rm(dir, { recursive: true, force: true });
+    await unlock();
   };
   try {
     await startDb();
