@@ -26,7 +26,9 @@ describe('LabReport', () => {
 
   it('a failed step throws StepFailedError with the cause', async () => {
     const report = new LabReport(() => {});
-    const err = await report.step('boom', async () => Promise.reject(new Error('cause'))).catch((e: unknown) => e);
+    const err = await report
+      .step('boom', async () => Promise.reject(new Error('cause')))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StepFailedError);
     expect((err as StepFailedError).cause).toBeInstanceOf(Error);
     expect(report.finish()).toBe(1);

@@ -37,7 +37,13 @@ export class LabReport {
     const t0 = performance.now();
     try {
       const detail = await fn();
-      this.record({ kind: 'check', name, ok: true, ms: performance.now() - t0, ...(detail ? { detail } : {}) });
+      this.record({
+        kind: 'check',
+        name,
+        ok: true,
+        ms: performance.now() - t0,
+        ...(detail ? { detail } : {}),
+      });
       return true;
     } catch (e) {
       this.record({ kind: 'check', name, ok: false, ms: performance.now() - t0, detail: describe(e) });

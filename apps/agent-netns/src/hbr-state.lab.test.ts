@@ -47,7 +47,9 @@ describe('HBR state in the lab kernel', () => {
   });
 
   it('an agent restart (l3-down again, then full) changes nothing that works', async () => {
-    const first = await hbr.reconcile(hbrDesiredState(intent, { owner: 'test', phase: 'l3-down' }), { prune: false });
+    const first = await hbr.reconcile(hbrDesiredState(intent, { owner: 'test', phase: 'l3-down' }), {
+      prune: false,
+    });
     expect(first.plan.ops).toEqual([]);
     const l = await links();
     expect(l.get('red')).toMatchObject({ up: true });

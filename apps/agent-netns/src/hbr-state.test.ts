@@ -22,7 +22,13 @@ describe('hbrDesiredState', () => {
     expect(byName.get('red')).toMatchObject({ kind: 'vrf', table: vrfTable(1001), up: true });
     expect(byName.get('hbr')).toMatchObject({ kind: 'vrf', table: HBR_TABLE });
     expect(byName.get('br1001')).toMatchObject({ kind: 'bridge', master: 'red' });
-    expect(byName.get('vx1001')).toMatchObject({ kind: 'vxlan', vni: 1001, local: '192.0.2.1', learning: false, master: 'br1001' });
+    expect(byName.get('vx1001')).toMatchObject({
+      kind: 'vxlan',
+      vni: 1001,
+      local: '192.0.2.1',
+      learning: false,
+      master: 'br1001',
+    });
     expect(byName.get('br2100')).toMatchObject({ master: 'red' });
     expect(byName.get('br2200')).toMatchObject({ master: 'hbr' });
     expect(byName.get('tr.100')).toMatchObject({ kind: 'vlan', parent: 'tr', id: 100, master: 'br2100' });

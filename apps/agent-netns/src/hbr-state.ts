@@ -34,7 +34,8 @@ export interface HbrStateOptions {
 
 export const bridgeName = (vni: number): string => `br${vni}`;
 export const vxlanName = (vni: number): string => `vx${vni}`;
-export const vrfTable = (vni: number | undefined): number => (vni === undefined ? HBR_TABLE : VRF_TABLE_BASE + vni);
+export const vrfTable = (vni: number | undefined): number =>
+  vni === undefined ? HBR_TABLE : VRF_TABLE_BASE + vni;
 
 /** The desired netlink state of the HBR netns for `intent` (already parsed by parseFrrIntent). */
 export function hbrDesiredState(intent: FrrIntent, options: HbrStateOptions = {}): DesiredState {
@@ -47,7 +48,15 @@ export function hbrDesiredState(intent: FrrIntent, options: HbrStateOptions = {}
   // `up` unset (phase l3-down) = leave as is; a link created without it starts down.
   const up = full ? { up: true } : {};
   const vniPair = (vni: number, master: string): DesiredLink[] => [
-    { kind: 'bridge', name: bridgeName(vni), master, ...up, ...mtu, alias: `vni${vni}`, sysctls: { addrGenMode: 'none' } },
+    {
+      kind: 'bridge',
+      name: bridgeName(vni),
+      master,
+      ...up,
+      ...mtu,
+      alias: `vni${vni}`,
+      sysctls: { addrGenMode: 'none' },
+    },
     {
       kind: 'vxlan',
       name: vxlanName(vni),
@@ -76,7 +85,16 @@ export function hbrDesiredState(intent: FrrIntent, options: HbrStateOptions = {}
     // The trunk itself is the host agent's veth end: a parent here, never owned or changed.
     for (const l2 of [...intent.layer2s].sort((a, b) => a.vni - b.vni)) {
       links.push(...vniPair(l2.vni, l2.vrf ?? intent.hbrVrf));
-      links.push({ kind: 'vlan', name: `${trunk}.${l2.vlan}`, parent: trunk, id: l2.vlan, master: bridgeName(l2.vni), up: true, ...mtu, alias: `vlan${l2.vlan}` });
+      links.push({
+        kind: 'vlan',
+        name: `${trunk}.${l2.vlan}`,
+        parent: trunk,
+        id: l2.vlan,
+        master: bridgeName(l2.vni),
+        up: true,
+        ...mtu,
+        alias: `vlan${l2.vlan}`,
+      });
     }
   }
   return { owner: options.owner ?? 'agent-netns', links };

@@ -49,7 +49,10 @@ try {
     ipam: { type: 'host-local', subnet: '10.121.0.0/22', dataDir: sb.ipamDataDir },
   };
   const pluginEnv = { CNI_PATH: `${sb.binDir}:${DEBIAN_CNI_DIR}` };
-  const addDel = async (conf: Record<string, unknown>, ns: TempNetns): Promise<{ add: number; total: number }> => {
+  const addDel = async (
+    conf: Record<string, unknown>,
+    ns: TempNetns,
+  ): Promise<{ add: number; total: number }> => {
     const binary = conf['type'] === 'bridge' ? `${DEBIAN_CNI_DIR}/bridge` : sb.plugin;
     const opts = { containerId: uniqueName('b'), netns: ns.path, ifname: 'net1', env: pluginEnv, binary };
     const add = await timed(() => execPlugin(sb, 'ADD', conf, opts));
@@ -92,9 +95,13 @@ try {
   const gTotal = median(go.map((x) => x.total));
   const fAdd = median(fabrik.map((x) => x.add));
   console.log(`pairs=${PAIRS} fabrik-ovs add_p50=${fAdd.toFixed(1)}ms add+del_p50=${fTotal.toFixed(1)}ms`);
-  console.log(`pairs=${PAIRS} go-bridge  add_p50=${median(go.map((x) => x.add)).toFixed(1)}ms add+del_p50=${gTotal.toFixed(1)}ms`);
+  console.log(
+    `pairs=${PAIRS} go-bridge  add_p50=${median(go.map((x) => x.add)).toFixed(1)}ms add+del_p50=${gTotal.toFixed(1)}ms`,
+  );
   const floor = median(nodeFloor);
-  console.log(`two bare node starts p50=${floor.toFixed(1)}ms: the ratio floor of a Node.js plugin here is ${(floor / gTotal).toFixed(2)}`);
+  console.log(
+    `two bare node starts p50=${floor.toFixed(1)}ms: the ratio floor of a Node.js plugin here is ${(floor / gTotal).toFixed(2)}`,
+  );
 
   const pods = await Promise.all(
     Array.from({ length: PARALLEL }, async () => {
@@ -109,15 +116,31 @@ try {
   const dels = await Promise.all(pods.map((p) => execPlugin(sb, 'DEL', fabrikConf, p)));
   const t2 = performance.now();
   const veths = new Set(await hostVeths());
-  const portsOut = await ovs.vsctl('--format=json', '--columns=name', 'find', 'Port', `external_ids:fabrik-cni-network=${fabrikConf.name}`);
+  const portsOut = await ovs.vsctl(
+    '--format=json',
+    '--columns=name',
+    'find',
+    'Port',
+    `external_ids:fabrik-cni-network=${fabrikConf.name}`,
+  );
   const ports = new Set((JSON.parse(portsOut) as { data: string[][] }).data.map((r) => r[0]));
   const leaseCount = (await leasedIps(sb, fabrikConf.name)).length;
-  const ok = pods.filter((p, i) => adds[i]?.code === 0 && dels[i]?.code === 0 && !veths.has(hostVethName(p.containerId, 'net1')) && !ports.has(hostVethName(p.containerId, 'net1'))).length;
+  const ok = pods.filter(
+    (p, i) =>
+      adds[i]?.code === 0 &&
+      dels[i]?.code === 0 &&
+      !veths.has(hostVethName(p.containerId, 'net1')) &&
+      !ports.has(hostVethName(p.containerId, 'net1')),
+  ).length;
   const failures = [...adds, ...dels].filter((r) => r.code !== 0).map((r) => JSON.stringify(r.out));
   if (failures.length > 0) console.log(`parallel failures: ${failures.slice(0, 3).join(' | ')}`);
-  console.log(`parallel ${PARALLEL}: adds ${(t1 - t0).toFixed(0)}ms, dels ${(t2 - t1).toFixed(0)}ms, leases left ${leaseCount}`);
+  console.log(
+    `parallel ${PARALLEL}: adds ${(t1 - t0).toFixed(0)}ms, dels ${(t2 - t1).toFixed(0)}ms, leases left ${leaseCount}`,
+  );
   const parallelOk = leaseCount === 0 ? ok : Math.max(0, ok - leaseCount);
-  console.log(`RESULT cni add_del_ratio=${(fTotal / gTotal).toFixed(2)} add_p50_ms=${fAdd.toFixed(1)} parallel50_ok=${parallelOk}`);
+  console.log(
+    `RESULT cni add_del_ratio=${(fTotal / gTotal).toFixed(2)} add_p50_ms=${fAdd.toFixed(1)} parallel50_ok=${parallelOk}`,
+  );
 } finally {
   for (const ns of namespaces) await ns.destroy();
   await runCommand('ip', ['link', 'del', linuxBridge]).catch(() => undefined);

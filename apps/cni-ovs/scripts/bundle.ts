@@ -24,12 +24,23 @@ const zodNamespaceImports: Plugin = {
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
       if (args.path.includes('/node_modules/')) return undefined;
       const text = await readFile(args.path, 'utf8');
-      return { contents: text.replace(/^import \{ z \} from 'zod';$/m, "import * as z from 'zod';"), loader: 'ts' };
+      return {
+        contents: text.replace(/^import \{ z \} from 'zod';$/m, "import * as z from 'zod';"),
+        loader: 'ts',
+      };
     });
   },
 };
 
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, legalComments: 'none', logLevel: 'warning' } as const;
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+} as const;
 
 /** Writes the executable single-file plugin to `outfile` (mode 755) and returns its size in bytes. */
 export async function bundlePlugin(outfile: string): Promise<number> {
@@ -49,7 +60,10 @@ export async function bundlePlugin(outfile: string): Promise<number> {
     entryPoints: [join(root, 'src', 'launcher.ts')],
     outfile,
     banner: { js: '#!/usr/bin/env node' },
-    define: { __FABRIK_OVS_PAYLOAD__: JSON.stringify(code), __FABRIK_OVS_PAYLOAD_HASH__: JSON.stringify(hash) },
+    define: {
+      __FABRIK_OVS_PAYLOAD__: JSON.stringify(code),
+      __FABRIK_OVS_PAYLOAD_HASH__: JSON.stringify(hash),
+    },
   });
   await chmod(outfile, 0o755);
   return code.length;

@@ -61,7 +61,14 @@ export async function execPlugin(
   sb: PluginSandbox,
   command: string,
   conf: unknown,
-  opts: { containerId?: string; netns?: string; ifname?: string; args?: string; env?: Record<string, string>; binary?: string } = {},
+  opts: {
+    containerId?: string;
+    netns?: string;
+    ifname?: string;
+    args?: string;
+    env?: Record<string, string>;
+    binary?: string;
+  } = {},
 ): Promise<ExecResult> {
   const env: Record<string, string> = {
     PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
@@ -77,20 +84,42 @@ export async function execPlugin(
   const input = typeof conf === 'string' ? conf : JSON.stringify(conf);
   try {
     const r = await runCommand(opts.binary ?? sb.plugin, [], { input, env });
-    return { code: 0, out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined, stderr: r.stderr };
+    return {
+      code: 0,
+      out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined,
+      stderr: r.stderr,
+    };
   } catch (e) {
     if (!isCommandError(e)) throw e;
-    return { code: e.exitCode ?? -1, out: e.stdout ? (JSON.parse(e.stdout) as Record<string, unknown>) : undefined, stderr: e.stderr };
+    return {
+      code: e.exitCode ?? -1,
+      out: e.stdout ? (JSON.parse(e.stdout) as Record<string, unknown>) : undefined,
+      stderr: e.stderr,
+    };
   }
 }
 
 /** Writes `<name>.conflist` into the sandbox's NETCONFPATH. */
-export async function writeConflist(sb: PluginSandbox, name: string, cniVersion: string, plugin: Record<string, unknown>): Promise<void> {
-  await writeFile(join(sb.confDir, `${name}.conflist`), JSON.stringify({ cniVersion, name, plugins: [{ type: 'fabrik-ovs', ...plugin }] }));
+export async function writeConflist(
+  sb: PluginSandbox,
+  name: string,
+  cniVersion: string,
+  plugin: Record<string, unknown>,
+): Promise<void> {
+  await writeFile(
+    join(sb.confDir, `${name}.conflist`),
+    JSON.stringify({ cniVersion, name, plugins: [{ type: 'fabrik-ovs', ...plugin }] }),
+  );
 }
 
 /** Runs libcni's cnitool (add|check|del); resolves with stdout, rejects with the CommandError. */
-export async function cnitool(sb: PluginSandbox, verb: 'add' | 'check' | 'del', net: string, netnsPath: string, opts: { ifname?: string; args?: string; capArgs?: unknown } = {}): Promise<string> {
+export async function cnitool(
+  sb: PluginSandbox,
+  verb: 'add' | 'check' | 'del',
+  net: string,
+  netnsPath: string,
+  opts: { ifname?: string; args?: string; capArgs?: unknown } = {},
+): Promise<string> {
   const env: Record<string, string> = {
     PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
     NETCONFPATH: sb.confDir,
@@ -106,14 +135,18 @@ export async function cnitool(sb: PluginSandbox, verb: 'add' | 'check' | 'del', 
 
 /** Names of host veths that start with `fovs`. */
 export async function hostVeths(): Promise<string[]> {
-  const links = JSON.parse((await runCommand('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout || '[]') as Array<{ ifname: string }>;
+  const links = JSON.parse(
+    (await runCommand('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout || '[]',
+  ) as Array<{ ifname: string }>;
   return links.map((l) => l.ifname).filter((n) => n.startsWith('fovs'));
 }
 
 /** IPs host-local has leased in its data dir for `network` (its files are named after the IPs). */
 export async function leasedIps(sb: PluginSandbox, network: string): Promise<string[]> {
   try {
-    return (await readdir(join(sb.ipamDataDir, network))).filter((f) => /^\d+\.\d+\.\d+\.\d+$/.test(f) || f.includes(':'));
+    return (await readdir(join(sb.ipamDataDir, network))).filter(
+      (f) => /^\d+\.\d+\.\d+\.\d+$/.test(f) || f.includes(':'),
+    );
   } catch {
     return [];
   }

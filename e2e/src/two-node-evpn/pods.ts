@@ -45,12 +45,23 @@ export async function writeNodeCni(node: LabNode, stateDir: string, ovsdbSocket:
           ipam: {
             type: 'host-local',
             dataDir: join(stateDir, 'ipam'),
-            ranges: [[{ subnet: net.subnet, rangeStart: `${prefix}.${hostOctet}`, rangeEnd: `${prefix}.${hostOctet + 9}` }]],
+            ranges: [
+              [
+                {
+                  subnet: net.subnet,
+                  rangeStart: `${prefix}.${hostOctet}`,
+                  rangeEnd: `${prefix}.${hostOctet + 9}`,
+                },
+              ],
+            ],
           },
         },
       ],
     };
-    await writeFile(join(confDir, `${net.vlan}-${conflist.name}.conflist`), JSON.stringify(conflist, null, 2));
+    await writeFile(
+      join(confDir, `${net.vlan}-${conflist.name}.conflist`),
+      JSON.stringify(conflist, null, 2),
+    );
   }
   return {
     confDir,
@@ -64,7 +75,13 @@ export async function writeNodeCni(node: LabNode, stateDir: string, ovsdbSocket:
 }
 
 const cnitool = (node: LabNode, cni: NodeCni, verb: 'add' | 'check' | 'del', pod: PodSpec) =>
-  runInNetns(node.host, 'env', [...Object.entries(cni.env).map(([k, v]) => `${k}=${v}`), CNITOOL, verb, networkName(pod.vlan), netnsPath(pod.name)]);
+  runInNetns(node.host, 'env', [
+    ...Object.entries(cni.env).map(([k, v]) => `${k}=${v}`),
+    CNITOOL,
+    verb,
+    networkName(pod.vlan),
+    netnsPath(pod.name),
+  ]);
 
 /** ADD: returns the Pod's address from the CNI result. */
 export async function attachPod(node: LabNode, cni: NodeCni, pod: PodSpec): Promise<string> {

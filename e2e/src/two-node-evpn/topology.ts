@@ -59,8 +59,14 @@ export function labTopology(nodes: readonly LabNode[]): Topology {
   return {
     nodes: nodes.flatMap((n) => [n.host, n.hbr, ...n.pods.map((p) => p.name)]),
     links: [
-      { a: { node: a.hbr, ifname: a.underlayIf, addresses: [`${a.vtep}/30`] }, b: { node: b.hbr, ifname: b.underlayIf, addresses: [`${b.vtep}/30`] } },
-      ...nodes.map((n) => ({ a: { node: n.host, ifname: TRUNK_HOST_IF }, b: { node: n.hbr, ifname: TRUNK_HBR_IF } })),
+      {
+        a: { node: a.hbr, ifname: a.underlayIf, addresses: [`${a.vtep}/30`] },
+        b: { node: b.hbr, ifname: b.underlayIf, addresses: [`${b.vtep}/30`] },
+      },
+      ...nodes.map((n) => ({
+        a: { node: n.host, ifname: TRUNK_HOST_IF },
+        b: { node: n.hbr, ifname: TRUNK_HBR_IF },
+      })),
     ],
   };
 }

@@ -10,4 +10,9 @@ export {
   InterfaceAddress,
   hasHostBits,
 } from './primitives.js';
-export { AGENT_HOST_CONFIG_PATH, AgentHostConfig, OvsBridgeConfig, SecondaryNetworkConfig } from './agent-host-config.js';
+export {
+  AGENT_HOST_CONFIG_PATH,
+  AgentHostConfig,
+  OvsBridgeConfig,
+  SecondaryNetworkConfig,
+} from './agent-host-config.js';

@@ -54,7 +54,13 @@ function toBits(addr: string): string {
     const h = head ? head.split(':') : [];
     const t = addr.includes('::') ? (tail ? tail.split(':') : []) : [];
     const groups = addr.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
-    return groups.map((g) => parseInt(g || '0', 16).toString(2).padStart(16, '0')).join('');
+    return groups
+      .map((g) =>
+        parseInt(g || '0', 16)
+          .toString(2)
+          .padStart(16, '0'),
+      )
+      .join('');
   }
   return addr
     .split('.')

@@ -62,6 +62,10 @@ const renderMs = time(() => (text = renderFrrConfig(input)), 15);
 const floorMs = time(() => JSON.parse(JSON.stringify(input)), 15);
 const lines = text.split('\n').length - 1;
 
-console.log(`render: ${renderMs.toFixed(1)} ms median of 15 (goal < 100 ms), ${lines} lines, ${(text.length / 1024).toFixed(0)} KiB`);
-console.log(`floor (JSON round trip of the intent): ${floorMs.toFixed(2)} ms; render/floor = ${(renderMs / floorMs).toFixed(1)}x`);
+console.log(
+  `render: ${renderMs.toFixed(1)} ms median of 15 (goal < 100 ms), ${lines} lines, ${(text.length / 1024).toFixed(0)} KiB`,
+);
+console.log(
+  `floor (JSON round trip of the intent): ${floorMs.toFixed(2)} ms; render/floor = ${(renderMs / floorMs).toFixed(1)}x`,
+);
 console.log(`RESULT frr render_ms=${renderMs.toFixed(1)} vrfs=${VRFS} l2=${L2S} lines=${lines}`);

@@ -13,7 +13,9 @@ export interface FrrCheckProblem {
 }
 
 /** The outcome of {@link checkFrrConfig}: FRR accepted the text, or what it said against it. */
-export type FrrCheckResult = { readonly ok: true } | { readonly ok: false; readonly message: string; readonly problems: readonly FrrCheckProblem[] };
+export type FrrCheckResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly message: string; readonly problems: readonly FrrCheckProblem[] };
 
 /**
  * Checks the syntax of FRR configuration text offline with `vtysh -C -f FILE` (a dry run: no
@@ -30,7 +32,8 @@ export async function checkFrrConfig(text: string): Promise<FrrCheckResult> {
     return { ok: true };
   } catch (e) {
     if (!isCommandError(e)) throw e;
-    const message = redactConfigText(`${e.stderr}\n${e.stdout}`.trim()) || `vtysh -C exited with code ${e.exitCode}`;
+    const message =
+      redactConfigText(`${e.stderr}\n${e.stdout}`.trim()) || `vtysh -C exited with code ${e.exitCode}`;
     return { ok: false, message, problems: parseProblems(message) };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -19,18 +19,37 @@ async function cli(...argv: string[]) {
 describe('fabrik-frr (in process)', () => {
   it('render prints the golden configuration of a YAML intent', async () => {
     const r = await cli('render', '--intent', join(fixtures, 'full.input.yaml'), '--hostname', 'fabrik-lab');
-    expect(r).toEqual({ code: EXIT.ok, stdout: readFileSync(join(fixtures, 'full.netns.golden.conf'), 'utf8'), stderr: '' });
+    expect(r).toEqual({
+      code: EXIT.ok,
+      stdout: readFileSync(join(fixtures, 'full.netns.golden.conf'), 'utf8'),
+      stderr: '',
+    });
   });
   it('render takes JSON, --mode and --out', async () => {
     const out = join(dir, 'out.conf');
-    const r = await cli('render', '--intent', join(fixtures, 'minimal.input.json'), '--mode', 'vrf-ibgp', '--hostname', 'fabrik-lab', '--out', out);
+    const r = await cli(
+      'render',
+      '--intent',
+      join(fixtures, 'minimal.input.json'),
+      '--mode',
+      'vrf-ibgp',
+      '--hostname',
+      'fabrik-lab',
+      '--out',
+      out,
+    );
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout).toBe('');
-    expect(readFileSync(out, 'utf8')).toBe(readFileSync(join(fixtures, 'minimal.vrf-ibgp.golden.conf'), 'utf8'));
+    expect(readFileSync(out, 'utf8')).toBe(
+      readFileSync(join(fixtures, 'minimal.vrf-ibgp.golden.conf'), 'utf8'),
+    );
   });
   it('exits 2 with every path for an invalid intent, and never prints a password', async () => {
     const file = join(dir, 'bad.yaml');
-    writeFileSync(file, 'asn: 65000\nrouterId: 10.0.0.1\nvtepIp: 10.0.0.1\nunderlay: { neighbors: [{ remoteAs: external, password: "a b" }] }\nlayer2s: [{ vni: 1, vlan: 5000 }]\n');
+    writeFileSync(
+      file,
+      'asn: 65000\nrouterId: 10.0.0.1\nvtepIp: 10.0.0.1\nunderlay: { neighbors: [{ remoteAs: external, password: "a b" }] }\nlayer2s: [{ vni: 1, vlan: 5000 }]\n',
+    );
     const r = await cli('render', '--intent', file);
     expect(r.code).toBe(EXIT.invalidIntent);
     expect(r.stderr).toContain('underlay.neighbors[0].address: give exactly one of address or interface');
@@ -51,7 +70,13 @@ describe('fabrik-frr (in process)', () => {
     expect((await cli('frobnicate')).code).toBe(EXIT.failure);
   });
   it('--help works for every command', async () => {
-    for (const argv of [['--help'], ['render', '--help'], ['check', '--help'], ['diff', '--help'], ['schema', '-h']]) {
+    for (const argv of [
+      ['--help'],
+      ['render', '--help'],
+      ['check', '--help'],
+      ['diff', '--help'],
+      ['schema', '-h'],
+    ]) {
       const r = await cli(...argv);
       expect(r.code).toBe(EXIT.ok);
       expect(r.stdout).toMatch(/fabrik-frr/);
@@ -67,16 +92,30 @@ describe('fabrik-frr (in process)', () => {
   it('diff compares a saved running-config with the rendered intent', async () => {
     const rendered = readFileSync(join(fixtures, 'minimal.netns.golden.conf'), 'utf8');
     const running = join(dir, 'running.conf');
-    const asShown = rendered.replace('frr defaults datacenter\n', 'frr version 8.4.4\nfrr defaults datacenter\n').replace(' no bgp default ipv4-unicast\n', '');
+    const asShown = rendered
+      .replace('frr defaults datacenter\n', 'frr version 8.4.4\nfrr defaults datacenter\n')
+      .replace(' no bgp default ipv4-unicast\n', '');
     writeFileSync(running, `Building configuration...\n\nCurrent configuration:\n!\n${asShown}end\n`);
-    const r = await cli('diff', '--running', running, '--intent', join(fixtures, 'minimal.input.json'), '--hostname', 'fabrik-lab');
+    const r = await cli(
+      'diff',
+      '--running',
+      running,
+      '--intent',
+      join(fixtures, 'minimal.input.json'),
+      '--hostname',
+      'fabrik-lab',
+    );
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout).toMatch(/^--- .*running\.conf\n\+\+\+ rendered from .*minimal\.input\.json\n@@ /);
-    expect(r.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual(['+ no bgp default ipv4-unicast']);
+    expect(r.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual([
+      '+ no bgp default ipv4-unicast',
+    ]);
   });
   it('normalizeRunningConfig drops what vtysh adds around the configuration', () => {
-    expect(normalizeRunningConfig('Building configuration...\n\nCurrent configuration:\n!\nfrr version 8.4.4\nfrr defaults datacenter\nhostname x\nservice integrated-vtysh-config\n!\nend\n')).toBe(
-      'frr defaults datacenter\nhostname x\n!\n',
-    );
+    expect(
+      normalizeRunningConfig(
+        'Building configuration...\n\nCurrent configuration:\n!\nfrr version 8.4.4\nfrr defaults datacenter\nhostname x\nservice integrated-vtysh-config\n!\nend\n',
+      ),
+    ).toBe('frr defaults datacenter\nhostname x\n!\n');
   });
 });

@@ -5,7 +5,13 @@ type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 import { parse as parseYaml } from 'yaml';
 import { checkFrrConfig } from './check.js';
 import { diffLines } from './diff.js';
-import { FRR_TEMPLATE_SETS, FrrIntentError, frrIntentJsonSchema, isFrrIntentError, type FrrTemplateSet } from './intent.js';
+import {
+  FRR_TEMPLATE_SETS,
+  FrrIntentError,
+  frrIntentJsonSchema,
+  isFrrIntentError,
+  type FrrTemplateSet,
+} from './intent.js';
 import { writeFileAtomic } from './reload.js';
 import { renderFrrConfig } from './render.js';
 
@@ -113,7 +119,10 @@ const renderOptions = {
   hostname: { type: 'string' },
 } satisfies ParseArgsOptionsConfig;
 
-type ParsedArgs = { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
+type ParsedArgs = {
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  positionals: string[];
+};
 
 function parse(args: readonly string[], options: ParseArgsOptionsConfig, positionals: number): ParsedArgs {
   let parsed: ParsedArgs;
@@ -122,7 +131,8 @@ function parse(args: readonly string[], options: ParseArgsOptionsConfig, positio
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
-  if (parsed.positionals.length !== positionals) throw new UsageError(`expected ${positionals} file argument(s), got ${parsed.positionals.length}`);
+  if (parsed.positionals.length !== positionals)
+    throw new UsageError(`expected ${positionals} file argument(s), got ${parsed.positionals.length}`);
   return parsed;
 }
 
@@ -151,7 +161,12 @@ async function readIntent(file: string): Promise<unknown> {
   try {
     return parseYaml(text);
   } catch (e) {
-    throw new FrrIntentError([{ path: '(file)', message: `${file} is neither YAML nor JSON: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` }]);
+    throw new FrrIntentError([
+      {
+        path: '(file)',
+        message: `${file} is neither YAML nor JSON: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+      },
+    ]);
   }
 }
 
@@ -179,7 +194,12 @@ async function diff(args: readonly string[], io: CliIo): Promise<number> {
   const runningFile = required(values, 'running');
   const rendered = await renderFromArgs(values);
   const running = normalizeRunningConfig(await readFile(runningFile, 'utf8'));
-  io.stdout(diffLines(running, rendered, { fromLabel: runningFile, toLabel: `rendered from ${required(values, 'intent')}` }));
+  io.stdout(
+    diffLines(running, rendered, {
+      fromLabel: runningFile,
+      toLabel: `rendered from ${required(values, 'intent')}`,
+    }),
+  );
   return EXIT.ok;
 }
 
@@ -193,7 +213,10 @@ export function normalizeRunningConfig(text: string): string {
   const kept = lines
     .slice(start + 1)
     .map((l) => l.trimEnd())
-    .filter((l) => l !== '' && l !== 'end' && !l.startsWith('frr version ') && l !== 'service integrated-vtysh-config');
+    .filter(
+      (l) =>
+        l !== '' && l !== 'end' && !l.startsWith('frr version ') && l !== 'service integrated-vtysh-config',
+    );
   while (kept[0] === '!') kept.shift();
   return `${kept.join('\n')}\n`;
 }

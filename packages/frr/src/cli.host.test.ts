@@ -11,9 +11,17 @@ const fixtures = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fabrik-frr-cli-host-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function fabrikFrr(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function fabrikFrr(
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   try {
-    const r = await runCommand(process.execPath, ['--conditions=@fabrik/source', '--import', 'tsx', cliFile, ...args]);
+    const r = await runCommand(process.execPath, [
+      '--conditions=@fabrik/source',
+      '--import',
+      'tsx',
+      cliFile,
+      ...args,
+    ]);
     return { code: 0, ...r };
   } catch (e) {
     if (!isCommandError(e)) throw e;
@@ -24,7 +32,9 @@ async function fabrikFrr(...args: string[]): Promise<{ code: number | null; stdo
 describe('fabrik-frr (process)', () => {
   it('renders, then checks the result with vtysh: exit 0', async () => {
     const out = join(dir, 'full.conf');
-    expect((await fabrikFrr('render', '--intent', join(fixtures, 'full.input.yaml'), '--out', out)).code).toBe(0);
+    expect(
+      (await fabrikFrr('render', '--intent', join(fixtures, 'full.input.yaml'), '--out', out)).code,
+    ).toBe(0);
     const check = await fabrikFrr('check', out);
     expect(check).toMatchObject({ code: 0, stdout: `${out}: ok\n` });
   });
@@ -37,7 +47,15 @@ describe('fabrik-frr (process)', () => {
   });
   it('exits 2 on an invalid intent', async () => {
     const file = join(dir, 'bad.json');
-    writeFileSync(file, JSON.stringify({ asn: 65000, routerId: '10.0.0.1', vtepIp: '10.0.0.1', vrfs: [{ name: 'a', vni: 1, import: [{ cidr: '10.0.0.0/8', le: 4 }] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        asn: 65000,
+        routerId: '10.0.0.1',
+        vtepIp: '10.0.0.1',
+        vrfs: [{ name: 'a', vni: 1, import: [{ cidr: '10.0.0.0/8', le: 4 }] }],
+      }),
+    );
     const r = await fabrikFrr('render', '--intent', file);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('vrfs[0].import[0].le: must be greater than the prefix length 8');

@@ -16,7 +16,9 @@ describe('diffLines', () => {
   });
   it('prints a unified diff with hunk headers', () => {
     const diff = diffLines('a\nb\nc\nd\n', 'a\nc\nd\ne\n', { fromLabel: 'running', toLabel: 'rendered' });
-    expect(diff).toBe(['--- running', '+++ rendered', '@@ -1,4 +1,4 @@', ' a', '-b', ' c', ' d', '+e', ''].join('\n'));
+    expect(diff).toBe(
+      ['--- running', '+++ rendered', '@@ -1,4 +1,4 @@', ' a', '-b', ' c', ' d', '+e', ''].join('\n'),
+    );
   });
   it('splits far-apart changes into hunks', () => {
     const a = Array.from({ length: 30 }, (_, i) => `l${i}`);

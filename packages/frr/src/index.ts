@@ -35,7 +35,15 @@ export type {
   FrrRouteTargetModel,
   FrrStaticRouteModel,
 } from './model.js';
-export { renderFrrConfig, renderFrrModel, frrPartialNames, FRR_TEMPLATE_HELPERS, BUILTIN_TEMPLATES_DIR, FrrTemplateError, isFrrTemplateError } from './render.js';
+export {
+  renderFrrConfig,
+  renderFrrModel,
+  frrPartialNames,
+  FRR_TEMPLATE_HELPERS,
+  BUILTIN_TEMPLATES_DIR,
+  FrrTemplateError,
+  isFrrTemplateError,
+} from './render.js';
 export type { RenderFrrOptions } from './render.js';
 export { checkFrrConfig } from './check.js';
 export type { FrrCheckResult, FrrCheckProblem } from './check.js';
@@ -50,7 +58,13 @@ export {
   checkVniMapping,
   FRR_RELOAD_SCRIPT,
 } from './reload.js';
-export type { ReloadFrrOptions, FrrReloadResult, FrrConfigChange, FrrReloadStage, FrrVniMismatch } from './reload.js';
+export type {
+  ReloadFrrOptions,
+  FrrReloadResult,
+  FrrConfigChange,
+  FrrReloadStage,
+  FrrVniMismatch,
+} from './reload.js';
 export { readFrrStatus, parseFrrStatus } from './status.js';
 export type { FrrStatus, FrrBgpSession, FrrEvpnVni, FrrVrfVni } from './status.js';
 export { showRunningConfig } from './vtysh.js';

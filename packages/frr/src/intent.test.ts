@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { FrrIntentError, frrIntentJsonSchema, parseFrrIntent, redactConfigText, redactIntent, type FrrIntentInput } from './intent.js';
+import {
+  FrrIntentError,
+  frrIntentJsonSchema,
+  parseFrrIntent,
+  redactConfigText,
+  redactIntent,
+  type FrrIntentInput,
+} from './intent.js';
 
 const base: FrrIntentInput = { asn: 65000, routerId: '10.0.0.1', vtepIp: '10.0.0.1' };
 
@@ -16,7 +23,13 @@ function issuesOf(input: unknown): string[] {
 describe('parseFrrIntent', () => {
   it('applies defaults', () => {
     const intent = parseFrrIntent(base);
-    expect(intent).toMatchObject({ mode: 'netns', hbrVrf: 'hbr', vrfs: [], layer2s: [], underlay: { neighbors: [] } });
+    expect(intent).toMatchObject({
+      mode: 'netns',
+      hbrVrf: 'hbr',
+      vrfs: [],
+      layer2s: [],
+      underlay: { neighbors: [] },
+    });
   });
 
   it('names the full path of a ge/le problem', () => {
@@ -31,12 +44,12 @@ describe('parseFrrIntent', () => {
   });
 
   it('rejects le below ge and ge not above the prefix length', () => {
-    expect(issuesOf({ ...base, vrfs: [{ name: 'a', vni: 1, export: [{ cidr: '10.0.0.0/8', ge: 24, le: 20 }] }] })).toEqual([
-      'vrfs[0].export[0].le: must not be less than ge (24)',
-    ]);
-    expect(issuesOf({ ...base, vrfs: [{ name: 'a', vni: 1, export: [{ cidr: '10.0.0.0/8', ge: 8 }] }] })).toEqual([
-      'vrfs[0].export[0].ge: must be greater than the prefix length 8',
-    ]);
+    expect(
+      issuesOf({ ...base, vrfs: [{ name: 'a', vni: 1, export: [{ cidr: '10.0.0.0/8', ge: 24, le: 20 }] }] }),
+    ).toEqual(['vrfs[0].export[0].le: must not be less than ge (24)']);
+    expect(
+      issuesOf({ ...base, vrfs: [{ name: 'a', vni: 1, export: [{ cidr: '10.0.0.0/8', ge: 8 }] }] }),
+    ).toEqual(['vrfs[0].export[0].ge: must be greater than the prefix length 8']);
   });
 
   it('rejects CIDRs with host bits, VNIs and VLANs out of range', () => {
@@ -94,7 +107,9 @@ describe('parseFrrIntent', () => {
       ...base,
       extra: 1,
       vrfs: [{ name: 'a'.repeat(16), vni: 1 }],
-      underlay: { neighbors: [{ remoteAs: 'external' }, { address: '192.0.2.1', interface: 'eth0', remoteAs: 65001 }] },
+      underlay: {
+        neighbors: [{ remoteAs: 'external' }, { address: '192.0.2.1', interface: 'eth0', remoteAs: 65001 }],
+      },
     });
     expect(issues).toContain('underlay.neighbors[0].address: give exactly one of address or interface');
     expect(issues).toContain('underlay.neighbors[1].address: give exactly one of address or interface');
@@ -109,14 +124,19 @@ describe('parseFrrIntent', () => {
     expect(issuesOf({ ...base, asn: 4_200_000_000, layer2s: [{ vni: 70_000, vlan: 1 }] })).toEqual([
       'layer2s[0].routeTarget: required when both asn and vni exceed 65535 (the default asn:vni does not fit)',
     ]);
-    expect(() => parseFrrIntent({ ...base, vrfs: [{ name: 'a', vni: 1, routeTarget: '10.0.0.1:7' }] })).not.toThrow();
+    expect(() =>
+      parseFrrIntent({ ...base, vrfs: [{ name: 'a', vni: 1, routeTarget: '10.0.0.1:7' }] }),
+    ).not.toThrow();
   });
 
   it('never puts a password into an error', () => {
     const secret = 'hunter2 with spaces';
     let message = '';
     try {
-      parseFrrIntent({ ...base, underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external', password: secret }] } });
+      parseFrrIntent({
+        ...base,
+        underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external', password: secret }] },
+      });
     } catch (e) {
       message = `${String(e)} ${JSON.stringify(e)} ${String((e as Error).cause ?? '')}`;
     }
@@ -127,21 +147,35 @@ describe('parseFrrIntent', () => {
 
 describe('redaction', () => {
   it('redactIntent replaces passwords and leaves the input alone', () => {
-    const input = { ...base, underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external' as const, password: 's3cret' }] } };
+    const input = {
+      ...base,
+      underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external' as const, password: 's3cret' }] },
+    };
     const safe = redactIntent(input);
     expect(JSON.stringify(safe)).not.toContain('s3cret');
     expect(safe.underlay?.neighbors?.[0]?.password).toBe('<redacted>');
     expect(input.underlay.neighbors[0]?.password).toBe('s3cret');
   });
   it('redactConfigText hides the secret of password lines', () => {
-    expect(redactConfigText(' neighbor 192.0.2.2 password s3cret\n neighbor x bfd')).toBe(' neighbor 192.0.2.2 password <redacted>\n neighbor x bfd');
+    expect(redactConfigText(' neighbor 192.0.2.2 password s3cret\n neighbor x bfd')).toBe(
+      ' neighbor 192.0.2.2 password <redacted>\n neighbor x bfd',
+    );
   });
 });
 
 describe('frrIntentJsonSchema', () => {
   it('describes the contract fields', () => {
     const schema = frrIntentJsonSchema() as { properties: Record<string, unknown>; required: string[] };
-    expect(Object.keys(schema.properties)).toEqual(['mode', 'asn', 'routerId', 'vtepIp', 'hbrVrf', 'underlay', 'vrfs', 'layer2s']);
+    expect(Object.keys(schema.properties)).toEqual([
+      'mode',
+      'asn',
+      'routerId',
+      'vtepIp',
+      'hbrVrf',
+      'underlay',
+      'vrfs',
+      'layer2s',
+    ]);
     expect(schema.required).toEqual(['asn', 'routerId', 'vtepIp']);
   });
 });

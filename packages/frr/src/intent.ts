@@ -7,12 +7,12 @@ import { Asn, Cidr, IpAddress, InterfaceName, VlanId, Vni, VrfName } from '@fabr
 const Ipv4Address = z.ipv4();
 
 /** BGP passwords end up on a single FRR command line: no whitespace, at most 80 characters. */
-const BgpPassword = z
-  .string()
-  .regex(/^\S{1,80}$/, 'must be 1-80 characters without whitespace');
+const BgpPassword = z.string().regex(/^\S{1,80}$/, 'must be 1-80 characters without whitespace');
 
 /** `ASN:NN` (2-byte ASN with a 4-byte value, or a 4-byte ASN with a 2-byte value) or `A.B.C.D:NN`. */
-export const RouteTarget = z.string().refine(isRouteTarget, 'must be ASN:NN or A.B.C.D:NN (for example 65000:1001)');
+export const RouteTarget = z
+  .string()
+  .refine(isRouteTarget, 'must be ASN:NN or A.B.C.D:NN (for example 65000:1001)');
 
 function isRouteTarget(rt: string): boolean {
   const m = /^(?:(\d+)|(\d+\.\d+\.\d+\.\d+)):(\d+)$/.exec(rt);
@@ -39,7 +39,11 @@ export const UnderlayNeighbor = z
   .strict()
   .superRefine((n, ctx) => {
     if ((n.address === undefined) === (n.interface === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['address'], message: 'give exactly one of address or interface' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['address'],
+        message: 'give exactly one of address or interface',
+      });
     }
   });
 
@@ -56,10 +60,18 @@ export const PrefixRule = z
   .superRefine((r, ctx) => {
     const len = Number(r.cidr.split('/')[1]);
     if (r.ge !== undefined && r.ge <= len) {
-      ctx.addIssue({ code: 'custom', path: ['ge'], message: `must be greater than the prefix length ${len}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ge'],
+        message: `must be greater than the prefix length ${len}`,
+      });
     }
     if (r.le !== undefined && r.le <= len) {
-      ctx.addIssue({ code: 'custom', path: ['le'], message: `must be greater than the prefix length ${len}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['le'],
+        message: `must be greater than the prefix length ${len}`,
+      });
     }
     if (r.ge !== undefined && r.le !== undefined && r.le < r.ge) {
       ctx.addIssue({ code: 'custom', path: ['le'], message: `must not be less than ge (${r.ge})` });
@@ -75,7 +87,11 @@ export const StaticRoute = z
   .strict()
   .superRefine((r, ctx) => {
     if ((r.nexthop === undefined) === (r.blackhole === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['nexthop'], message: 'give exactly one of nexthop or blackhole: true' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['nexthop'],
+        message: 'give exactly one of nexthop or blackhole: true',
+      });
     }
   });
 
@@ -93,7 +109,10 @@ export const Vrf = z
     /** Which routes this VRF advertises to EVPN (an empty list advertises every route). */
     export: z.array(PrefixRule).default([]),
     aggregates: z.array(Ipv4Cidr).default([]),
-    redistribute: z.object({ connected: z.boolean().default(false), static: z.boolean().default(false) }).strict().default({ connected: false, static: false }),
+    redistribute: z
+      .object({ connected: z.boolean().default(false), static: z.boolean().default(false) })
+      .strict()
+      .default({ connected: false, static: false }),
     staticRoutes: z.array(StaticRoute).default([]),
   })
   .strict();
@@ -120,7 +139,10 @@ export const FrrIntentSchema = z
     routerId: Ipv4Address,
     vtepIp: Ipv4Address,
     hbrVrf: VrfName.default('hbr'),
-    underlay: z.object({ neighbors: z.array(UnderlayNeighbor).default([]) }).strict().default({ neighbors: [] }),
+    underlay: z
+      .object({ neighbors: z.array(UnderlayNeighbor).default([]) })
+      .strict()
+      .default({ neighbors: [] }),
     vrfs: z.array(Vrf).default([]),
     layer2s: z.array(Layer2).default([]),
   })
@@ -137,7 +159,8 @@ export type FrrPrefixRule = FrrVrfIntent['import'][number];
 export type FrrUnderlayNeighbor = FrrIntent['underlay']['neighbors'][number];
 
 function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
-  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  const issue = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path, message });
   const vrfIndex = new Map<string, number>();
   const vniOwner = new Map<number, string>();
   const claimVni = (vni: number, path: (string | number)[]) => {
@@ -147,18 +170,23 @@ function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
   };
   intent.vrfs.forEach((vrf, i) => {
     const first = vrfIndex.get(vrf.name);
-    if (first !== undefined) issue(['vrfs', i, 'name'], `duplicate VRF name "${vrf.name}" (also vrfs[${first}])`);
+    if (first !== undefined)
+      issue(['vrfs', i, 'name'], `duplicate VRF name "${vrf.name}" (also vrfs[${first}])`);
     else vrfIndex.set(vrf.name, i);
     claimVni(vrf.vni, ['vrfs', i, 'vni']);
     if (vrf.routeTarget === undefined && intent.asn > 0xffff && vrf.vni > 0xffff) {
-      issue(['vrfs', i, 'routeTarget'], 'required when both asn and vni exceed 65535 (the default asn:vni does not fit)');
+      issue(
+        ['vrfs', i, 'routeTarget'],
+        'required when both asn and vni exceed 65535 (the default asn:vni does not fit)',
+      );
     }
   });
   const known = (name: string) => vrfIndex.has(name) || name === intent.hbrVrf;
   intent.vrfs.forEach((vrf, i) => {
     vrf.importVrfs.forEach((name, j) => {
       if (name === vrf.name) issue(['vrfs', i, 'importVrfs', j], 'a VRF cannot import from itself');
-      else if (!known(name)) issue(['vrfs', i, 'importVrfs', j], `unknown VRF "${name}" (not in vrfs and not hbrVrf)`);
+      else if (!known(name))
+        issue(['vrfs', i, 'importVrfs', j], `unknown VRF "${name}" (not in vrfs and not hbrVrf)`);
     });
     const seen = new Set<string>();
     vrf.importVrfs.forEach((name, j) => {
@@ -170,11 +198,16 @@ function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
   intent.layer2s.forEach((l2, i) => {
     claimVni(l2.vni, ['layer2s', i, 'vni']);
     const first = vlanOwner.get(l2.vlan);
-    if (first !== undefined) issue(['layer2s', i, 'vlan'], `VLAN ${l2.vlan} is already used by layer2s[${first}]`);
+    if (first !== undefined)
+      issue(['layer2s', i, 'vlan'], `VLAN ${l2.vlan} is already used by layer2s[${first}]`);
     else vlanOwner.set(l2.vlan, i);
-    if (l2.vrf !== undefined && !known(l2.vrf)) issue(['layer2s', i, 'vrf'], `unknown VRF "${l2.vrf}" (not in vrfs and not hbrVrf)`);
+    if (l2.vrf !== undefined && !known(l2.vrf))
+      issue(['layer2s', i, 'vrf'], `unknown VRF "${l2.vrf}" (not in vrfs and not hbrVrf)`);
     if (l2.routeTarget === undefined && intent.asn > 0xffff && l2.vni > 0xffff) {
-      issue(['layer2s', i, 'routeTarget'], 'required when both asn and vni exceed 65535 (the default asn:vni does not fit)');
+      issue(
+        ['layer2s', i, 'routeTarget'],
+        'required when both asn and vni exceed 65535 (the default asn:vni does not fit)',
+      );
     }
   });
 }

@@ -1,4 +1,10 @@
-import { FrrIntentError, type FrrIntent, type FrrPrefixRule, type FrrTemplateSet, type FrrVrfIntent } from './intent.js';
+import {
+  FrrIntentError,
+  type FrrIntent,
+  type FrrPrefixRule,
+  type FrrTemplateSet,
+  type FrrVrfIntent,
+} from './intent.js';
 
 // The view model the templates render. Everything a template prints is computed here: names,
 // sort order, sequence numbers, route-map clauses. Templates only loop and branch, so a user
@@ -122,7 +128,8 @@ export interface FrrModelOptions {
   readonly hostname?: string;
 }
 
-const HOSTNAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const HOSTNAME =
+  /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /** Names fabrik gives to the FRR objects of a VRF (documented in README.md). */
 export const frrObjectNames = {
@@ -150,7 +157,9 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
   const mode = options.mode ?? intent.mode;
   const hostname = options.hostname ?? null;
   if (hostname !== null && !HOSTNAME.test(hostname)) {
-    throw new FrrIntentError([{ path: 'hostname', message: 'must be a valid host name (letters, digits, - and .)' }]);
+    throw new FrrIntentError([
+      { path: 'hostname', message: 'must be a valid host name (letters, digits, - and .)' },
+    ]);
   }
   const ibgp = mode === 'vrf-ibgp';
   const byName = new Map(intent.vrfs.map((v) => [v.name, v]));
@@ -164,15 +173,23 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
     const i = intent.vrfs.findIndex((v) => v.importVrfs.includes(intent.hbrVrf));
     const j = intent.vrfs[i]?.importVrfs.indexOf(intent.hbrVrf) ?? 0;
     throw new FrrIntentError([
-      { path: `vrfs[${i}].importVrfs[${j}]`, message: `template set vrf-ibgp can only leak from VRFs declared in vrfs ("${intent.hbrVrf}" has no VNI to name its veth pair)` },
+      {
+        path: `vrfs[${i}].importVrfs[${j}]`,
+        message: `template set vrf-ibgp can only leak from VRFs declared in vrfs ("${intent.hbrVrf}" has no VNI to name its veth pair)`,
+      },
     ]);
   }
 
   const vrfs: FrrVrfModel[] = intent.vrfs.map((vrf) => {
     // `import` rules filter leaked routes: without importVrfs there is nothing to filter.
     const importList =
-      vrf.import.length > 0 && vrf.importVrfs.length > 0 ? addPrefixList(prefixLists, frrObjectNames.importPrefixList(vrf.name), vrf.import) : null;
-    const exportList = vrf.export.length > 0 ? addPrefixList(prefixLists, frrObjectNames.exportPrefixList(vrf.name), vrf.export) : null;
+      vrf.import.length > 0 && vrf.importVrfs.length > 0
+        ? addPrefixList(prefixLists, frrObjectNames.importPrefixList(vrf.name), vrf.import)
+        : null;
+    const exportList =
+      vrf.export.length > 0
+        ? addPrefixList(prefixLists, frrObjectNames.exportPrefixList(vrf.name), vrf.export)
+        : null;
     let importRouteMap: string | null = null;
     let exportRouteMap: string | null = null;
     if (exportList) {
@@ -217,9 +234,18 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
     .sort((a, b) => compareText(a.id, b.id));
   if (tenantFilter) {
     // Tenant routes reach the default VRF over the iBGP sessions: keep them out of the underlay.
-    largeCommunityLists.push({ name: frrObjectNames.tenantCommunityList, values: intent.vrfs.map((v) => tagOf(v.vni)).sort(compareText) });
+    largeCommunityLists.push({
+      name: frrObjectNames.tenantCommunityList,
+      values: intent.vrfs.map((v) => tagOf(v.vni)).sort(compareText),
+    });
     routeMaps.push(
-      { name: frrObjectNames.underlayRouteMapOut, action: 'deny', seq: 10, matches: [`large-community ${frrObjectNames.tenantCommunityList}`], sets: [] },
+      {
+        name: frrObjectNames.underlayRouteMapOut,
+        action: 'deny',
+        seq: 10,
+        matches: [`large-community ${frrObjectNames.tenantCommunityList}`],
+        sets: [],
+      },
       { name: frrObjectNames.underlayRouteMapOut, action: 'permit', seq: 20, matches: [], sets: [] },
     );
   }
@@ -234,7 +260,11 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
     l2RouteTargets: intent.layer2s
       // FRR omits an L2 route-target equal to its automatic one (ASN:VNI) from the running
       // config; rendering it would make every reload report a change.
-      .filter((l2) => l2.routeTarget !== undefined && !(intent.asn <= 0xffff && l2.routeTarget === `${intent.asn}:${l2.vni}`))
+      .filter(
+        (l2) =>
+          l2.routeTarget !== undefined &&
+          !(intent.asn <= 0xffff && l2.routeTarget === `${intent.asn}:${l2.vni}`),
+      )
       .map((l2) => ({ vni: l2.vni, routeTarget: l2.routeTarget ?? '' }))
       .sort((a, b) => a.vni - b.vni),
     vrfs,
@@ -257,7 +287,13 @@ function ibgpLink(
   const tag = tagOf(vrf.vni);
   const toDefault = frrObjectNames.toDefaultRouteMap(vrf.name);
   const fromDefault = frrObjectNames.fromDefaultRouteMap(vrf.name);
-  routeMaps.push({ name: toDefault, action: 'permit', seq: 10, matches: [], sets: [`large-community ${tag} additive`] });
+  routeMaps.push({
+    name: toDefault,
+    action: 'permit',
+    seq: 10,
+    matches: [],
+    sets: [`large-community ${tag} additive`],
+  });
   const sources = vrf.importVrfs.flatMap((name) => {
     const source = byName.get(name);
     return source ? [tagOf(source.vni)] : [];
@@ -295,19 +331,37 @@ function addPrefixList(lists: FrrPrefixListModel[], name: string, rules: readonl
   // Rule order is the user's: the first match decides, as in FRR.
   lists.push({
     name,
-    entries: rules.map((r, i) => ({ list: name, seq: (i + 1) * 5, action: r.action, prefix: r.cidr, ge: r.ge ?? null, le: r.le ?? null })),
+    entries: rules.map((r, i) => ({
+      list: name,
+      seq: (i + 1) * 5,
+      action: r.action,
+      prefix: r.cidr,
+      ge: r.ge ?? null,
+      le: r.le ?? null,
+    })),
   });
   return name;
 }
 
 function matchPrefixList(routeMap: string, prefixList: string): FrrRouteMapEntryModel {
-  return { name: routeMap, action: 'permit', seq: 10, matches: [`ip address prefix-list ${prefixList}`], sets: [] };
+  return {
+    name: routeMap,
+    action: 'permit',
+    seq: 10,
+    matches: [`ip address prefix-list ${prefixList}`],
+    sets: [],
+  };
 }
 
 function staticRoutes(vrf: FrrVrfIntent): FrrStaticRouteModel[] {
-  const routes = vrf.staticRoutes.map((r) => ({ prefix: r.prefix, target: r.blackhole ? 'blackhole' : (r.nexthop ?? '') }));
+  const routes = vrf.staticRoutes.map((r) => ({
+    prefix: r.prefix,
+    target: r.blackhole ? 'blackhole' : (r.nexthop ?? ''),
+  }));
   const unique = new Map(routes.map((r) => [`${r.prefix} ${r.target}`, r]));
-  return [...unique.values()].sort((a, b) => comparePrefix(a.prefix, b.prefix) || compareText(a.target, b.target));
+  return [...unique.values()].sort(
+    (a, b) => comparePrefix(a.prefix, b.prefix) || compareText(a.target, b.target),
+  );
 }
 
 function compareText(a: string, b: string): number {

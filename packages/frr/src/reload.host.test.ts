@@ -44,18 +44,28 @@ describe('reloadFrr (host kernel)', () => {
     const config = renderFrrConfig(intent, { hostname: hostname() });
     const result = await reloadFrr({ ...target(), config });
     expect(result.changed).toBe(true);
-    expect(result.added).toContainEqual({ context: ['router bgp 65000'], line: 'neighbor 192.0.2.2 remote-as external' });
-    expect(result.added).toContainEqual({ context: ['router bgp 65000'], line: 'neighbor 192.0.2.2 password <redacted>' });
+    expect(result.added).toContainEqual({
+      context: ['router bgp 65000'],
+      line: 'neighbor 192.0.2.2 remote-as external',
+    });
+    expect(result.added).toContainEqual({
+      context: ['router bgp 65000'],
+      line: 'neighbor 192.0.2.2 password <redacted>',
+    });
     expect(result.file).toBe(join(frr.configDir, 'frr.conf'));
     const running = await frr.runningConfig();
     expect(running).toContain(' neighbor 192.0.2.2 password s3cret\n');
-    expect(running).toMatch(/ {2}vni 2200\n {3}route-target import 65001:2200\n {3}route-target export 65001:2200\n {2}exit-vni\n/);
+    expect(running).toMatch(
+      / {2}vni 2200\n {3}route-target import 65001:2200\n {3}route-target export 65001:2200\n {2}exit-vni\n/,
+    );
 
     const again = await reloadFrr({ ...target(), config });
     expect(again).toMatchObject({ changed: false, added: [], removed: [] });
 
     const status = await readFrrStatus(target());
-    expect(status.bgpSessions).toContainEqual(expect.objectContaining({ vrf: 'default', addressFamily: 'l2VpnEvpn', neighbor: '192.0.2.2' }));
+    expect(status.bgpSessions).toContainEqual(
+      expect.objectContaining({ vrf: 'default', addressFamily: 'l2VpnEvpn', neighbor: '192.0.2.2' }),
+    );
     expect(status.bgpSessions.every((s) => s.state !== 'Established')).toBe(true);
   });
 
@@ -66,7 +76,15 @@ describe('reloadFrr (host kernel)', () => {
     // A user override that references a peer-group nobody defined: vtysh -C accepts it, bgpd does not.
     writeFileSync(join(dir, 'bfd.hbs'), ' neighbor {{id}} peer-group UNDEFINED\n');
     const broken = renderFrrConfig(
-      { ...intent, underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external', password: 's3cret', bfd: true }, { address: '192.0.2.3', remoteAs: 'external', bfd: true }] } },
+      {
+        ...intent,
+        underlay: {
+          neighbors: [
+            { address: '192.0.2.2', remoteAs: 'external', password: 's3cret', bfd: true },
+            { address: '192.0.2.3', remoteAs: 'external', bfd: true },
+          ],
+        },
+      },
       { hostname: hostname(), templatesDir: dir },
     );
     const error = await reloadFrr({ ...target(), config: broken }).then(
@@ -84,9 +102,16 @@ describe('reloadFrr (host kernel)', () => {
 
   it('runs concurrent reloads of one pathspace one after the other: the last one wins', async () => {
     const configs = [65010, 65020, 65030].map((remote) =>
-      renderFrrConfig({ ...intent, underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: remote }] } }, { hostname: hostname() }),
+      renderFrrConfig(
+        { ...intent, underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: remote }] } },
+        { hostname: hostname() },
+      ),
     );
-    const results = await Promise.all(configs.map((config) => reloadFrr({ ...target(), config, file: join(frr.configDir, `c${configs.indexOf(config)}.conf`) })));
+    const results = await Promise.all(
+      configs.map((config) =>
+        reloadFrr({ ...target(), config, file: join(frr.configDir, `c${configs.indexOf(config)}.conf`) }),
+      ),
+    );
     expect(results.every((r) => r.changed)).toBe(true);
     const running = await frr.runningConfig();
     expect(running).toContain(' neighbor 192.0.2.2 remote-as 65030\n');

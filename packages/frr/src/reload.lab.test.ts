@@ -11,7 +11,12 @@ import { showRunningConfig } from './vtysh.js';
 
 // VRF reloads need VRF devices: the lab kernel. zebra, bgpd and staticd run in a netns with its
 // own pathspace; every configuration goes through reloadFrr as the agents apply it.
-const base = { asn: 65000, routerId: '10.0.0.1', vtepIp: '10.0.0.1', underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external' as const }] } };
+const base = {
+  asn: 65000,
+  routerId: '10.0.0.1',
+  vtepIp: '10.0.0.1',
+  underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external' as const }] },
+};
 
 const first: FrrIntentInput = {
   ...base,
@@ -44,11 +49,19 @@ let frr: FrrInstance;
 
 beforeAll(async () => {
   ns = await createTempNetns('fabrik-frr-');
-  for (const [name, table] of [['red', 1001], ['blue', 1002], ['green', 1003]] as const) {
+  for (const [name, table] of [
+    ['red', 1001],
+    ['blue', 1002],
+    ['green', 1003],
+  ] as const) {
     await ns.ip('link', 'add', name, 'type', 'vrf', 'table', String(table));
     await ns.ip('link', 'set', name, 'up');
   }
-  frr = await startFrr({ netns: ns.name, config: `frr defaults datacenter\nhostname ${hostname()}\n!\n`, daemons: ['zebra', 'bgpd', 'staticd'] });
+  frr = await startFrr({
+    netns: ns.name,
+    config: `frr defaults datacenter\nhostname ${hostname()}\n!\n`,
+    daemons: ['zebra', 'bgpd', 'staticd'],
+  });
 });
 afterAll(async () => {
   await frr?.stop();
@@ -65,7 +78,9 @@ describe('reloadFrr with VRFs (lab kernel)', () => {
     const running = await frr.runningConfig();
     expect(running).toMatch(/\nvrf red\n vni 1001\n ip route 10\.98\.0\.0\/24 blackhole\nexit-vrf\n/);
     expect(running).toMatch(/\nvrf blue\n vni 1002\nexit-vrf\n/);
-    expect(running).toMatch(/router bgp 65000 vrf red\n[\s\S]*? {2}import vrf route-map fabrik-red-import\n {2}import vrf blue\n/);
+    expect(running).toMatch(
+      /router bgp 65000 vrf red\n[\s\S]*? {2}import vrf route-map fabrik-red-import\n {2}import vrf blue\n/,
+    );
     expect(running).toContain('  advertise ipv4 unicast route-map fabrik-red-export\n');
     expect(running).toContain('ip prefix-list fabrik-red-import seq 5 permit 10.20.0.0/16 le 24\n');
     const status = await readFrrStatus(target());
@@ -76,8 +91,14 @@ describe('reloadFrr with VRFs (lab kernel)', () => {
   });
 
   it('reloads a second intent in place: new VRF, changed leaks, nothing left of the old leak', async () => {
-    const result = await reloadFrr({ ...target(), config: renderFrrConfig(second, { hostname: hostname() }) });
-    expect(result.removed).toContainEqual({ context: ['router bgp 65000 vrf red', 'address-family ipv4 unicast'], line: 'import vrf blue' });
+    const result = await reloadFrr({
+      ...target(),
+      config: renderFrrConfig(second, { hostname: hostname() }),
+    });
+    expect(result.removed).toContainEqual({
+      context: ['router bgp 65000 vrf red', 'address-family ipv4 unicast'],
+      line: 'import vrf blue',
+    });
     const running = await frr.runningConfig();
     expect(running).toMatch(/\nvrf green\n vni 1003\nexit-vrf\n/);
     expect(running).toMatch(/router bgp 65000 vrf red\n[\s\S]*? {2}import vrf green\n/);
@@ -92,7 +113,9 @@ describe('reloadFrr with VRFs (lab kernel)', () => {
       ['red', 1001],
     ]);
     // The same configuration again changes nothing.
-    expect((await reloadFrr({ ...target(), config: renderFrrConfig(second, { hostname: hostname() }) })).changed).toBe(false);
+    expect(
+      (await reloadFrr({ ...target(), config: renderFrrConfig(second, { hostname: hostname() }) })).changed,
+    ).toBe(false);
   });
 
   it('reports a broken partial with FRR message and keeps the previous configuration', async () => {
@@ -101,7 +124,10 @@ describe('reloadFrr with VRFs (lab kernel)', () => {
     try {
       // An override that puts every VRF's BGP instance into a peer-group nobody defined.
       writeFileSync(join(dir, 'ibgp-vrf-neighbor.hbs'), ' neighbor 192.0.2.9 peer-group UNDEFINED\n');
-      const broken = renderFrrConfig({ ...second, vrfs: [...(second.vrfs ?? []), { name: 'blue2', vni: 1004 }] }, { hostname: hostname(), templatesDir: dir });
+      const broken = renderFrrConfig(
+        { ...second, vrfs: [...(second.vrfs ?? []), { name: 'blue2', vni: 1004 }] },
+        { hostname: hostname(), templatesDir: dir },
+      );
       const error = await reloadFrr({ ...target(), config: broken }).then(
         () => null,
         (e: unknown) => e,
@@ -116,12 +142,19 @@ describe('reloadFrr with VRFs (lab kernel)', () => {
   });
 
   it('switches the same intent to template set vrf-ibgp: iBGP sessions over veth names instead of import vrf', async () => {
-    await reloadFrr({ ...target(), config: renderFrrConfig(second, { hostname: hostname(), mode: 'vrf-ibgp' }) });
+    await reloadFrr({
+      ...target(),
+      config: renderFrrConfig(second, { hostname: hostname(), mode: 'vrf-ibgp' }),
+    });
     const running = await frr.runningConfig();
     expect(running).not.toContain('import vrf');
-    expect(running).toMatch(/router bgp 65000 vrf red\n[\s\S]*? neighbor ibv1001 interface remote-as internal\n/);
+    expect(running).toMatch(
+      /router bgp 65000 vrf red\n[\s\S]*? neighbor ibv1001 interface remote-as internal\n/,
+    );
     expect(running).toContain(' neighbor ibd1003 interface remote-as internal\n');
-    expect(running).toContain('route-map fabrik-green-from-default permit 10\n match large-community fabrik-green-sources\n');
+    expect(running).toContain(
+      'route-map fabrik-green-from-default permit 10\n match large-community fabrik-green-sources\n',
+    );
     const status = await readFrrStatus(target());
     expect(status.vrfVnis.map((v) => v.vni)).toEqual([1002, 1003, 1001]);
   });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkVniMapping, expectedL3Vnis, frrMessage, parseReloadTest, reloadFrr, splitConfigBlocks, withVrfBlocksOf } from './reload.js';
+import {
+  checkVniMapping,
+  expectedL3Vnis,
+  frrMessage,
+  parseReloadTest,
+  reloadFrr,
+  splitConfigBlocks,
+  withVrfBlocksOf,
+} from './reload.js';
 import { parseFrrStatus } from './status.js';
 
 describe('parseReloadTest', () => {
@@ -34,7 +42,10 @@ describe('parseReloadTest', () => {
     });
   });
   it('reads no changes from an empty report', () => {
-    expect(parseReloadTest('\nLines To Delete\n===============\n\nLines To Add\n============\n')).toEqual({ added: [], removed: [] });
+    expect(parseReloadTest('\nLines To Delete\n===============\n\nLines To Add\n============\n')).toEqual({
+      added: [],
+      removed: [],
+    });
   });
 });
 
@@ -61,7 +72,8 @@ describe('frrMessage', () => {
 });
 
 describe('L3 VNI verification', () => {
-  const config = 'frr defaults datacenter\n!\nvrf blue\n vni 1002\nexit-vrf\n!\nvrf red\n vni 1001\n ip route 10.0.0.0/8 blackhole\nexit-vrf\n!\nrouter bgp 1\n address-family l2vpn evpn\n  vni 5\n  exit-vni\n';
+  const config =
+    'frr defaults datacenter\n!\nvrf blue\n vni 1002\nexit-vrf\n!\nvrf red\n vni 1001\n ip route 10.0.0.0/8 blackhole\nexit-vrf\n!\nrouter bgp 1\n address-family l2vpn evpn\n  vni 5\n  exit-vni\n';
   it('finds the L3 VNI of every vrf block, not the L2 vni blocks', () => {
     expect(expectedL3Vnis(config)).toEqual([
       { vrf: 'blue', vni: 1002 },
@@ -69,8 +81,15 @@ describe('L3 VNI verification', () => {
     ]);
   });
   it('reports VNIs that zebra maps elsewhere or not at all', () => {
-    const shown = { vrfs: [{ vrf: 'default', vni: 1001 }, { vrf: 'blue', vni: 1002 }] };
-    expect(checkVniMapping(expectedL3Vnis(config), shown)).toEqual([{ vrf: 'red', vni: 1001, actualVrf: 'default' }]);
+    const shown = {
+      vrfs: [
+        { vrf: 'default', vni: 1001 },
+        { vrf: 'blue', vni: 1002 },
+      ],
+    };
+    expect(checkVniMapping(expectedL3Vnis(config), shown)).toEqual([
+      { vrf: 'red', vni: 1001, actualVrf: 'default' },
+    ]);
     expect(checkVniMapping(expectedL3Vnis(config), {})).toHaveLength(2);
   });
 });
@@ -80,7 +99,10 @@ describe('parseFrrStatus', () => {
     const status = parseFrrStatus({
       bgpSummary: {
         default: {
-          ipv4Unicast: { as: 65000, peers: { '192.0.2.2': { remoteAs: 65001, state: 'Established', pfxRcd: 3 } } },
+          ipv4Unicast: {
+            as: 65000,
+            peers: { '192.0.2.2': { remoteAs: 65001, state: 'Established', pfxRcd: 3 } },
+          },
           l2VpnEvpn: { as: 65000, peers: { '192.0.2.2': { remoteAs: 0, state: 'Active' } } },
         },
         red: { ipv4Unicast: { as: 65000, peers: {} } },
@@ -93,8 +115,22 @@ describe('parseFrrStatus', () => {
     });
     expect(status).toEqual({
       bgpSessions: [
-        { vrf: 'default', addressFamily: 'ipv4Unicast', neighbor: '192.0.2.2', state: 'Established', remoteAs: 65001, prefixesReceived: 3 },
-        { vrf: 'default', addressFamily: 'l2VpnEvpn', neighbor: '192.0.2.2', state: 'Active', remoteAs: 0, prefixesReceived: null },
+        {
+          vrf: 'default',
+          addressFamily: 'ipv4Unicast',
+          neighbor: '192.0.2.2',
+          state: 'Established',
+          remoteAs: 65001,
+          prefixesReceived: 3,
+        },
+        {
+          vrf: 'default',
+          addressFamily: 'l2VpnEvpn',
+          neighbor: '192.0.2.2',
+          state: 'Active',
+          remoteAs: 0,
+          prefixesReceived: null,
+        },
       ],
       evpnVnis: [
         { vni: 1001, type: 'L3', vxlanInterface: null, vrf: null, remoteVteps: null },
@@ -104,12 +140,17 @@ describe('parseFrrStatus', () => {
     });
   });
   it('accepts the empty output FRR prints without VNIs or VRFs', () => {
-    expect(parseFrrStatus({ bgpSummary: {}, evpnVni: {}, vrfVni: {} })).toEqual({ bgpSessions: [], evpnVnis: [], vrfVnis: [] });
+    expect(parseFrrStatus({ bgpSummary: {}, evpnVni: {}, vrfVni: {} })).toEqual({
+      bgpSessions: [],
+      evpnVnis: [],
+      vrfVnis: [],
+    });
   });
 });
 
 describe('two-pass apply', () => {
-  const running = 'frr version 8.4.4\nfrr defaults datacenter\nhostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\nvrf old\n vni 7\nexit-vrf\n!\nrouter bgp 1 vrf red\n !\n address-family ipv4 unicast\n  import vrf old\n exit-address-family\nexit\n!\nend\n';
+  const running =
+    'frr version 8.4.4\nfrr defaults datacenter\nhostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\nvrf old\n vni 7\nexit-vrf\n!\nrouter bgp 1 vrf red\n !\n address-family ipv4 unicast\n  import vrf old\n exit-address-family\nexit\n!\nend\n';
   it('splits a configuration into top-level blocks', () => {
     expect(splitConfigBlocks(running)).toEqual([
       ['frr version 8.4.4'],
@@ -117,11 +158,19 @@ describe('two-pass apply', () => {
       ['hostname h'],
       ['vrf red', ' vni 1001', 'exit-vrf'],
       ['vrf old', ' vni 7', 'exit-vrf'],
-      ['router bgp 1 vrf red', ' !', ' address-family ipv4 unicast', '  import vrf old', ' exit-address-family', 'exit'],
+      [
+        'router bgp 1 vrf red',
+        ' !',
+        ' address-family ipv4 unicast',
+        '  import vrf old',
+        ' exit-address-family',
+        'exit',
+      ],
     ]);
   });
   it('builds the vrf pass: running config with the new vrf blocks, old ones kept for the second pass', () => {
-    const config = 'frr defaults datacenter\nhostname h\n!\nvrf red\n vni 1001\n ip route 10.0.0.0/8 blackhole\nexit-vrf\n!\nvrf green\n vni 1003\nexit-vrf\n!\nrouter bgp 1 vrf green\nexit\n!\n';
+    const config =
+      'frr defaults datacenter\nhostname h\n!\nvrf red\n vni 1001\n ip route 10.0.0.0/8 blackhole\nexit-vrf\n!\nvrf green\n vni 1003\nexit-vrf\n!\nrouter bgp 1 vrf green\nexit\n!\n';
     expect(withVrfBlocksOf(running, config)).toBe(
       [
         'frr version 8.4.4',
@@ -141,6 +190,8 @@ describe('two-pass apply', () => {
 
 describe('reloadFrr input checks', () => {
   it('rejects a pathspace that is not a plain name before writing anything', async () => {
-    await expect(reloadFrr({ pathspace: '../etc', config: 'x\n', configDir: '/nonexistent-fabrik' })).rejects.toMatchObject({ code: 'INVALID_NETNS_NAME' });
+    await expect(
+      reloadFrr({ pathspace: '../etc', config: 'x\n', configDir: '/nonexistent-fabrik' }),
+    ).rejects.toMatchObject({ code: 'INVALID_NETNS_NAME' });
   });
 });

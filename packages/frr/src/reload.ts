@@ -45,7 +45,9 @@ export class FrrReloadError extends Error {
     /** The configuration that was running before was reloaded again (after a partial apply). */
     readonly restored: boolean,
   ) {
-    super(`frr-reload.py --${stage} failed${restored ? ' (previous configuration restored)' : ''}: ${frrMessage}`);
+    super(
+      `frr-reload.py --${stage} failed${restored ? ' (previous configuration restored)' : ''}: ${frrMessage}`,
+    );
     this.name = 'FrrReloadError';
   }
 }
@@ -69,7 +71,9 @@ export class FrrVniMappingError extends Error {
     readonly mismatches: readonly FrrVniMismatch[],
     readonly result: FrrReloadResult,
   ) {
-    super(`after the reload zebra maps L3 VNIs wrongly: ${mismatches.map((m) => `VNI ${m.vni} -> ${m.actualVrf ?? 'nothing'} (want ${m.vrf})`).join(', ')}`);
+    super(
+      `after the reload zebra maps L3 VNIs wrongly: ${mismatches.map((m) => `VNI ${m.vni} -> ${m.actualVrf ?? 'nothing'} (want ${m.vrf})`).join(', ')}`,
+    );
     this.name = 'FrrVniMappingError';
   }
 }
@@ -113,7 +117,8 @@ const reloadQueue = new Map<string, Promise<void>>();
 async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const configDir = options.configDir ?? join('/etc/frr', options.pathspace);
   const file = options.file ?? join(configDir, 'frr.conf');
-  if (options.config === undefined && options.file === undefined) throw new TypeError('reloadFrr: give config or file');
+  if (options.config === undefined && options.file === undefined)
+    throw new TypeError('reloadFrr: give config or file');
   if (options.config !== undefined) await writeFileAtomic(file, options.config);
   const config = options.config ?? (await readFile(file, 'utf8'));
 
@@ -132,7 +137,10 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
     }
   }
   const result: FrrReloadResult = { file, changed, ...changes };
-  const mismatches = checkVniMapping(expectedL3Vnis(config), parseVtyshJson(await vtysh(options, 'show vrf vni json')));
+  const mismatches = checkVniMapping(
+    expectedL3Vnis(config),
+    parseVtyshJson(await vtysh(options, 'show vrf vni json')),
+  );
   if (mismatches.length > 0) throw new FrrVniMappingError(mismatches, result);
   return result;
 }
@@ -145,7 +153,13 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
  * with the new `vrf` blocks), then the whole file, which then adds nothing inside `vrf` blocks.
  * Removals are unaffected: frr-reload.py runs each as a single vtysh command.
  */
-async function applyInTwoPasses(target: FrrTarget, configDir: string, file: string, config: string, running: string): Promise<void> {
+async function applyInTwoPasses(
+  target: FrrTarget,
+  configDir: string,
+  file: string,
+  config: string,
+  running: string,
+): Promise<void> {
   const vrfPass = withVrfBlocksOf(running, config);
   if (vrfPass !== null) {
     const vrfFile = join(configDir, `.fabrik-vrfs-${randomBytes(4).toString('hex')}.conf`);
@@ -237,7 +251,8 @@ export function frrMessage(stdout: string, stderr: string): string {
       if (continuation && logged[2]) kept.push(logged[2]);
       continue;
     }
-    if (continuation || /^line \d+:/.test(line) || line.startsWith('%') || /^Error/i.test(line)) kept.push(line);
+    if (continuation || /^line \d+:/.test(line) || line.startsWith('%') || /^Error/i.test(line))
+      kept.push(line);
   }
   return redactConfigText([...new Set(kept)].join('\n'));
 }
@@ -294,10 +309,17 @@ export function expectedL3Vnis(config: string): { vrf: string; vni: number }[] {
 }
 
 /** Compares the wanted L3 VNIs with `show vrf vni json`. */
-export function checkVniMapping(expected: readonly { vrf: string; vni: number }[], showVrfVni: unknown): FrrVniMismatch[] {
+export function checkVniMapping(
+  expected: readonly { vrf: string; vni: number }[],
+  showVrfVni: unknown,
+): FrrVniMismatch[] {
   const rows = (showVrfVni as { vrfs?: { vrf?: string; vni?: number }[] }).vrfs ?? [];
-  const actual = new Map(rows.filter((r) => typeof r.vni === 'number').map((r) => [r.vni as number, r.vrf ?? null]));
-  return expected.filter((e) => actual.get(e.vni) !== e.vrf).map((e) => ({ ...e, actualVrf: actual.get(e.vni) ?? null }));
+  const actual = new Map(
+    rows.filter((r) => typeof r.vni === 'number').map((r) => [r.vni as number, r.vrf ?? null]),
+  );
+  return expected
+    .filter((e) => actual.get(e.vni) !== e.vrf)
+    .map((e) => ({ ...e, actualVrf: actual.get(e.vni) ?? null }));
 }
 
 /** Writes through a temporary file and rename; keeps the owner and mode of an existing file (0600 otherwise). */

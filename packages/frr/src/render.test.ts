@@ -12,7 +12,15 @@ const intent: FrrIntentInput = {
   vtepIp: '10.0.0.1',
   underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external', password: 's3cret' }] },
   vrfs: [
-    { name: 'red', vni: 1001, importVrfs: ['hbr', 'blue'], staticRoutes: [{ prefix: '10.99.0.0/24', nexthop: '10.10.0.254' }, { prefix: '10.2.0.0/16', blackhole: true }] },
+    {
+      name: 'red',
+      vni: 1001,
+      importVrfs: ['hbr', 'blue'],
+      staticRoutes: [
+        { prefix: '10.99.0.0/24', nexthop: '10.10.0.254' },
+        { prefix: '10.2.0.0/16', blackhole: true },
+      ],
+    },
     { name: 'blue', vni: 1002, aggregates: ['10.10.0.0/16', '10.9.0.0/16', '10.10.0.0/16'] },
   ],
 };
@@ -43,7 +51,10 @@ describe('toFrrModel', () => {
   });
   it('gives an undeclared hbrVrf that is leaked from a local BGP instance without EVPN', () => {
     const model = toFrrModel(parseFrrIntent(intent));
-    expect(model.vrfs.find((v) => v.name === 'hbr')).toMatchObject({ vni: null, redistribute: ['connected'] });
+    expect(model.vrfs.find((v) => v.name === 'hbr')).toMatchObject({
+      vni: null,
+      redistribute: ['connected'],
+    });
     expect(model.l3Vrfs.map((v) => v.name)).toEqual(['blue', 'red']);
   });
   it('refuses to leak from an undeclared hbrVrf in vrf-ibgp, naming the path', () => {
@@ -55,7 +66,9 @@ describe('toFrrModel', () => {
     }
   });
   it('rejects an invalid hostname', () => {
-    expect(() => renderFrrConfig(intent, { hostname: 'bad host' })).toThrow(/hostname: must be a valid host name/);
+    expect(() => renderFrrConfig(intent, { hostname: 'bad host' })).toThrow(
+      /hostname: must be a valid host name/,
+    );
   });
 });
 
@@ -66,7 +79,9 @@ describe('renderFrrConfig', () => {
     expect(text.endsWith('!\n')).toBe(true);
     expect(text).not.toMatch(/\n\n/);
     expect(text).not.toMatch(/!\n!/);
-    expect(text).toContain('vrf red\n vni 1001\n ip route 10.2.0.0/16 blackhole\n ip route 10.99.0.0/24 10.10.0.254\nexit-vrf\n!\n');
+    expect(text).toContain(
+      'vrf red\n vni 1001\n ip route 10.2.0.0/16 blackhole\n ip route 10.99.0.0/24 10.10.0.254\nexit-vrf\n!\n',
+    );
     expect(text).toContain('router bgp 65000 vrf red\n');
     expect(text).toContain('  import vrf blue\n  import vrf hbr\n');
   });
@@ -76,7 +91,10 @@ describe('renderFrrConfig', () => {
     expect(text).not.toContain('import vrf');
   });
   it('lets a templates directory replace one partial by file name', () => {
-    const dir = templatesDir({ 'bfd.hbs': ' neighbor {{id}} bfd profile fast\n', 'neighbor.hbs': ' neighbor {{id}} remote-as {{remoteAs}}\n{{> bfd}}\n' });
+    const dir = templatesDir({
+      'bfd.hbs': ' neighbor {{id}} bfd profile fast\n',
+      'neighbor.hbs': ' neighbor {{id}} remote-as {{remoteAs}}\n{{> bfd}}\n',
+    });
     const text = renderFrrConfig(intent, { templatesDir: dir });
     expect(text).toContain(' neighbor 192.0.2.2 remote-as external\n neighbor 192.0.2.2 bfd profile fast\n');
     expect(text).not.toContain('password');
@@ -85,15 +103,24 @@ describe('renderFrrConfig', () => {
   });
   it('picks up a changed override file', () => {
     const dir = templatesDir({ 'bfd.hbs': 'one\n' });
-    const withBfd = { ...intent, underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external' as const, bfd: true }] } };
+    const withBfd = {
+      ...intent,
+      underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external' as const, bfd: true }] },
+    };
     expect(renderFrrConfig(withBfd, { templatesDir: dir })).toContain('\none\n');
     writeFileSync(join(dir, 'bfd.hbs'), 'two\n');
     expect(renderFrrConfig(withBfd, { templatesDir: dir })).toContain('\ntwo\n');
   });
   it('reports a misspelt field of an override (strict templates) and a syntax error by partial name', () => {
-    expect(() => renderFrrConfig(intent, { templatesDir: templatesDir({ 'neighbor.hbs': ' neighbor {{adress}}\n' }) })).toThrow(FrrTemplateError);
-    expect(() => renderFrrConfig(intent, { templatesDir: templatesDir({ 'vrf.hbs': '{{#each x}}\n' }) })).toThrow(/partial vrf\.hbs/);
-    expect(() => renderFrrConfig(intent, { templatesDir: '/nonexistent/fabrik' })).toThrow(/cannot read templates directory/);
+    expect(() =>
+      renderFrrConfig(intent, { templatesDir: templatesDir({ 'neighbor.hbs': ' neighbor {{adress}}\n' }) }),
+    ).toThrow(FrrTemplateError);
+    expect(() =>
+      renderFrrConfig(intent, { templatesDir: templatesDir({ 'vrf.hbs': '{{#each x}}\n' }) }),
+    ).toThrow(/partial vrf\.hbs/);
+    expect(() => renderFrrConfig(intent, { templatesDir: '/nonexistent/fabrik' })).toThrow(
+      /cannot read templates directory/,
+    );
   });
   it('tidies what an override prints: blank lines, trailing blanks, repeated !', () => {
     const dir = templatesDir({ 'header.hbs': '\n\nfrr defaults datacenter   \n!\n\n!\n!\n' });
@@ -101,19 +128,39 @@ describe('renderFrrConfig', () => {
     expect(text.startsWith('frr defaults datacenter\n!\nvrf blue\n')).toBe(true);
   });
   it('offers the documented helpers', () => {
-    const dir = templatesDir({ 'vrf-evpn.hbs': ' ! {{join importVrfs ","}} {{#if (eq name "red")}}red{{/if}}{{#if (not vni)}}none{{/if}}\n' });
+    const dir = templatesDir({
+      'vrf-evpn.hbs':
+        ' ! {{join importVrfs ","}} {{#if (eq name "red")}}red{{/if}}{{#if (not vni)}}none{{/if}}\n',
+    });
     const text = renderFrrConfig(intent, { templatesDir: dir });
     expect(text).toContain(' ! blue,hbr red\n');
   });
   it('lists the partials of each set', () => {
-    expect(frrPartialNames('netns')).toEqual(expect.arrayContaining(['config', 'neighbor', 'bfd', 'prefix-lists', 'route-maps', 'evpn', 'vrf', 'static-routes', 'leaks']));
+    expect(frrPartialNames('netns')).toEqual(
+      expect.arrayContaining([
+        'config',
+        'neighbor',
+        'bfd',
+        'prefix-lists',
+        'route-maps',
+        'evpn',
+        'vrf',
+        'static-routes',
+        'leaks',
+      ]),
+    );
     expect(frrPartialNames('vrf-ibgp')).toEqual(frrPartialNames('netns'));
   });
 });
 
 describe('import rules without leak sources', () => {
   it('render no prefix-list nobody uses', () => {
-    const text = renderFrrConfig({ asn: 65000, routerId: '10.0.0.1', vtepIp: '10.0.0.1', vrfs: [{ name: 'a', vni: 1, import: [{ cidr: '10.0.0.0/8' }] }] });
+    const text = renderFrrConfig({
+      asn: 65000,
+      routerId: '10.0.0.1',
+      vtepIp: '10.0.0.1',
+      vrfs: [{ name: 'a', vni: 1, import: [{ cidr: '10.0.0.0/8' }] }],
+    });
     expect(text).not.toContain('prefix-list');
   });
 });

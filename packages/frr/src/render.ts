@@ -38,7 +38,8 @@ export const isFrrTemplateError = (e: unknown): e is FrrTemplateError => e insta
  * - `{{#if (not a)}}`: negation.
  */
 export const FRR_TEMPLATE_HELPERS = {
-  join: (list: unknown, separator: unknown) => (Array.isArray(list) ? list.join(typeof separator === 'string' ? separator : ' ') : ''),
+  join: (list: unknown, separator: unknown) =>
+    Array.isArray(list) ? list.join(typeof separator === 'string' ? separator : ' ') : '',
   eq: (a: unknown, b: unknown) => a === b,
   not: (a: unknown) => !a,
 } as const;
@@ -73,7 +74,10 @@ export function renderFrrModel(model: FrrModel, templatesDir?: string): string {
   try {
     return tidy(render(model));
   } catch (e) {
-    throw new FrrTemplateError(`rendering template set ${model.mode} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new FrrTemplateError(
+      `rendering template set ${model.mode} failed: ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
   }
 }
 
@@ -86,7 +90,10 @@ function builtinPartials(mode: FrrTemplateSet): Map<string, string> {
   let partials = builtin.get(mode);
   if (!partials) {
     // Shared partials first; the set's own files replace those of the same name.
-    partials = new Map([...readPartials(join(BUILTIN_TEMPLATES_DIR, 'partials')), ...readPartials(join(BUILTIN_TEMPLATES_DIR, mode))]);
+    partials = new Map([
+      ...readPartials(join(BUILTIN_TEMPLATES_DIR, 'partials')),
+      ...readPartials(join(BUILTIN_TEMPLATES_DIR, mode)),
+    ]);
     builtin.set(mode, partials);
   }
   return partials;
@@ -95,9 +102,14 @@ function builtinPartials(mode: FrrTemplateSet): Map<string, string> {
 function readPartials(dir: string): Map<string, string> {
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.hbs')).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.hbs'))
+      .sort();
   } catch (e) {
-    throw new FrrTemplateError(`cannot read templates directory ${dir}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new FrrTemplateError(
+      `cannot read templates directory ${dir}: ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
   }
   return new Map(files.map((f) => [f.slice(0, -'.hbs'.length), readFileSync(join(dir, f), 'utf8')]));
 }
@@ -115,7 +127,9 @@ function compile(sources: ReadonlyMap<string, string>, mode: FrrTemplateSet): Re
       hbs.parse(text);
       hbs.registerPartial(name, hbs.compile(text, compileOptions));
     } catch (e) {
-      throw new FrrTemplateError(`partial ${name}.hbs: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new FrrTemplateError(`partial ${name}.hbs: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
   }
   const main = sources.get(MAIN_PARTIAL);

@@ -41,7 +41,8 @@ export interface FrrStatus {
   readonly vrfVnis: readonly FrrVrfVni[];
 }
 
-const optionalName = (v: unknown): string | null => (typeof v === 'string' && v !== 'None' && v !== 'Unknown' ? v : null);
+const optionalName = (v: unknown): string | null =>
+  typeof v === 'string' && v !== 'None' && v !== 'Unknown' ? v : null;
 
 const BgpSummary = z.record(
   z.string(),
@@ -55,11 +56,26 @@ const BgpSummary = z.record(
 
 const EvpnVnis = z.record(
   z.string(),
-  z.looseObject({ vni: z.number(), type: z.string(), vxlanIf: z.unknown().optional(), tenantVrf: z.unknown().optional(), numRemoteVteps: z.unknown().optional() }),
+  z.looseObject({
+    vni: z.number(),
+    type: z.string(),
+    vxlanIf: z.unknown().optional(),
+    tenantVrf: z.unknown().optional(),
+    numRemoteVteps: z.unknown().optional(),
+  }),
 );
 
 const VrfVnis = z.looseObject({
-  vrfs: z.array(z.looseObject({ vrf: z.string(), vni: z.number(), state: z.string().optional(), vxlanIntf: z.unknown().optional() })).default([]),
+  vrfs: z
+    .array(
+      z.looseObject({
+        vrf: z.string(),
+        vni: z.number(),
+        state: z.string().optional(),
+        vxlanIntf: z.unknown().optional(),
+      }),
+    )
+    .default([]),
 });
 
 /** Reads BGP sessions, EVPN VNIs and the VRF-to-VNI mapping from vtysh's JSON output. */
@@ -69,24 +85,31 @@ export async function readFrrStatus(target: FrrTarget): Promise<FrrStatus> {
     vtysh(target, 'show evpn vni json'),
     vtysh(target, 'show vrf vni json'),
   ]);
-  return parseFrrStatus({ bgpSummary: parseVtyshJson(bgp), evpnVni: parseVtyshJson(vnis), vrfVni: parseVtyshJson(vrfs) });
+  return parseFrrStatus({
+    bgpSummary: parseVtyshJson(bgp),
+    evpnVni: parseVtyshJson(vnis),
+    vrfVni: parseVtyshJson(vrfs),
+  });
 }
 
 /** The pure half of {@link readFrrStatus}: decodes the three JSON documents. */
 export function parseFrrStatus(raw: { bgpSummary: unknown; evpnVni: unknown; vrfVni: unknown }): FrrStatus {
-  const bgpSessions: FrrBgpSession[] = Object.entries(BgpSummary.parse(raw.bgpSummary)).flatMap(([vrf, afs]) =>
-    afs.flatMap(({ af, peers }) =>
-      Object.entries(peers).map(([neighbor, p]) => ({
-        vrf,
-        addressFamily: af,
-        neighbor,
-        state: typeof p.state === 'string' ? p.state : 'Unknown',
-        remoteAs: typeof p.remoteAs === 'number' ? p.remoteAs : null,
-        prefixesReceived: typeof p.pfxRcd === 'number' ? p.pfxRcd : null,
-      })),
-    ),
+  const bgpSessions: FrrBgpSession[] = Object.entries(BgpSummary.parse(raw.bgpSummary)).flatMap(
+    ([vrf, afs]) =>
+      afs.flatMap(({ af, peers }) =>
+        Object.entries(peers).map(([neighbor, p]) => ({
+          vrf,
+          addressFamily: af,
+          neighbor,
+          state: typeof p.state === 'string' ? p.state : 'Unknown',
+          remoteAs: typeof p.remoteAs === 'number' ? p.remoteAs : null,
+          prefixesReceived: typeof p.pfxRcd === 'number' ? p.pfxRcd : null,
+        })),
+      ),
   );
-  bgpSessions.sort((a, b) => cmp(a.vrf, b.vrf) || cmp(a.addressFamily, b.addressFamily) || cmp(a.neighbor, b.neighbor));
+  bgpSessions.sort(
+    (a, b) => cmp(a.vrf, b.vrf) || cmp(a.addressFamily, b.addressFamily) || cmp(a.neighbor, b.neighbor),
+  );
   const evpnVnis: FrrEvpnVni[] = Object.values(EvpnVnis.parse(raw.evpnVni))
     .map((v) => ({
       vni: v.vni,
@@ -97,7 +120,12 @@ export function parseFrrStatus(raw: { bgpSummary: unknown; evpnVni: unknown; vrf
     }))
     .sort((a, b) => a.vni - b.vni);
   const vrfVnis: FrrVrfVni[] = VrfVnis.parse(raw.vrfVni)
-    .vrfs.map((r) => ({ vrf: r.vrf, vni: r.vni, state: r.state ?? 'Unknown', vxlanInterface: optionalName(r.vxlanIntf) }))
+    .vrfs.map((r) => ({
+      vrf: r.vrf,
+      vni: r.vni,
+      state: r.state ?? 'Unknown',
+      vxlanInterface: optionalName(r.vxlanIntf),
+    }))
     .sort((a, b) => cmp(a.vrf, b.vrf));
   return { bgpSessions, evpnVnis, vrfVnis };
 }

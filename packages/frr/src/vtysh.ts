@@ -9,9 +9,16 @@ export interface FrrTarget {
 }
 
 /** Runs an FRR tool for `target`, inside its netns when one is given. */
-export function runFrrTool(target: FrrTarget, file: string, args: readonly string[], timeoutMs = 120_000): Promise<RunResult> {
+export function runFrrTool(
+  target: FrrTarget,
+  file: string,
+  args: readonly string[],
+  timeoutMs = 120_000,
+): Promise<RunResult> {
   validateNetnsName(target.pathspace);
-  return target.netns === undefined ? runCommand(file, args, { timeoutMs }) : runInNetns(target.netns, file, args, { timeoutMs });
+  return target.netns === undefined
+    ? runCommand(file, args, { timeoutMs })
+    : runInNetns(target.netns, file, args, { timeoutMs });
 }
 
 /** `vtysh -N PATHSPACE -c COMMAND`; resolves with what vtysh printed. */
@@ -24,7 +31,10 @@ export async function showRunningConfig(target: FrrTarget): Promise<string> {
   const raw = await vtysh(target, 'show running-config');
   const lines = raw.split('\n');
   const start = lines.findIndex((l) => l.startsWith('Current configuration:'));
-  return `${lines.slice(start + 1).join('\n').trim()}\n`;
+  return `${lines
+    .slice(start + 1)
+    .join('\n')
+    .trim()}\n`;
 }
 
 /** Parses vtysh JSON output; FRR prints nothing at all for some empty tables. */

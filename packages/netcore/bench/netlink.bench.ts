@@ -10,7 +10,13 @@
 // Last line: RESULT netlink cold_ratio=<x> noop_ms=<y> links=<n>
 import { randomBytes } from 'node:crypto';
 import { netnsAdd, netnsDel, runCommand } from '../src/index.js';
-import { createNetlink, observeScopeOf, ownershipMark, type DesiredLink, type DesiredState } from '../src/netlink/index.js';
+import {
+  createNetlink,
+  observeScopeOf,
+  ownershipMark,
+  type DesiredLink,
+  type DesiredState,
+} from '../src/netlink/index.js';
 
 const L2_NETWORKS = Number(process.env['BENCH_L2'] ?? 200);
 const VRFS = Number(process.env['BENCH_VRFS'] ?? 50);
@@ -40,7 +46,14 @@ function desiredState(): DesiredState {
   for (let j = 0; j < L2_NETWORKS; j++) {
     const vid = 100 + j;
     links.push(
-      { kind: 'bridge', name: `br${vid}`, mtu: 1450, master: `vrf${j % VRFS}`, up: true, addresses: [{ address: `10.${100 + Math.floor(j / 250)}.${j % 250}.1/24` }] },
+      {
+        kind: 'bridge',
+        name: `br${vid}`,
+        mtu: 1450,
+        master: `vrf${j % VRFS}`,
+        up: true,
+        addresses: [{ address: `10.${100 + Math.floor(j / 250)}.${j % 250}.1/24` }],
+      },
       {
         kind: 'vxlan',
         name: `vx${vid}`,
@@ -83,7 +96,9 @@ function floorBatch(state: DesiredState): string {
         lines.push(`link add name ${l.name}${mtu} type bridge`);
         break;
       case 'vxlan':
-        lines.push(`link add name ${l.name}${mtu} type vxlan id ${l.vni} local ${l.local} dstport ${l.dstport} nolearning`);
+        lines.push(
+          `link add name ${l.name}${mtu} type vxlan id ${l.vni} local ${l.local} dstport ${l.dstport} nolearning`,
+        );
         break;
       case 'vlan':
         lines.push(`link add link ${l.parent} name ${l.name}${mtu} type vlan id ${l.id}`);
@@ -91,7 +106,9 @@ function floorBatch(state: DesiredState): string {
       default:
         throw new Error(`floor: unexpected kind ${l.kind}`);
     }
-    lines.push(`link set dev ${l.name} alias ${mark}${bridgeMtu}${l.master ? ` master ${l.master}` : l.up ? ' up' : ''}`);
+    lines.push(
+      `link set dev ${l.name} alias ${mark}${bridgeMtu}${l.master ? ` master ${l.master}` : l.up ? ' up' : ''}`,
+    );
     if (l.port) lines.push(`link set dev ${l.name} type bridge_slave learning off neigh_suppress on`);
     for (const a of l.addresses ?? []) lines.push(`addr add ${a.address} dev ${l.name}`);
   }
@@ -151,7 +168,8 @@ async function main(): Promise<void> {
       t0 = process.hrtime.bigint();
       const noop = await nl.reconcile(state);
       noops.push(ms(t0));
-      if (noop.plan.ops.length !== 0) throw new Error(`no-op reconcile planned ${noop.plan.ops.length} operations`);
+      if (noop.plan.ops.length !== 0)
+        throw new Error(`no-op reconcile planned ${noop.plan.ops.length} operations`);
 
       t0 = process.hrtime.bigint();
       const observed = await nl.observe(observeScopeOf(state));
@@ -166,7 +184,8 @@ async function main(): Promise<void> {
           .map((l) => `${l.spec.name}:${l.spec.kind}:${l.spec.master}:${l.spec.up}:${l.spec.mtu}:${l.alias}`)
           .sort()
           .join(',');
-      if (summary(floorLinks) !== summary(observed.links)) throw new Error('the floor batch and the reconcile produced different links');
+      if (summary(floorLinks) !== summary(observed.links))
+        throw new Error('the floor batch and the reconcile produced different links');
 
       process.stdout.write(
         `round ${round + 1}: floor ${floors.at(-1)?.toFixed(0)} ms (${floorText.split('\n').length - 1} lines), cold reconcile ${colds.at(-1)?.toFixed(0)} ms (${opsCold} ops), no-op ${noops.at(-1)?.toFixed(0)} ms, observe ${observes.at(-1)?.toFixed(0)} ms\n`,
@@ -183,8 +202,12 @@ async function main(): Promise<void> {
   const noopMs = median(noops);
   const observeMs = median(observes);
   const ratio = median(colds.map((c, i) => c / (floors[i] ?? NaN)));
-  process.stdout.write(`median of ${ROUNDS}: floor ${floor.toFixed(0)} ms, cold ${cold.toFixed(0)} ms, no-op ${noopMs.toFixed(0)} ms = ${(noopMs / observeMs).toFixed(2)} x one observe (${observeMs.toFixed(0)} ms)\n`);
-  process.stdout.write(`RESULT netlink cold_ratio=${ratio.toFixed(2)} noop_ms=${noopMs.toFixed(0)} links=${links}\n`);
+  process.stdout.write(
+    `median of ${ROUNDS}: floor ${floor.toFixed(0)} ms, cold ${cold.toFixed(0)} ms, no-op ${noopMs.toFixed(0)} ms = ${(noopMs / observeMs).toFixed(2)} x one observe (${observeMs.toFixed(0)} ms)\n`,
+  );
+  process.stdout.write(
+    `RESULT netlink cold_ratio=${ratio.toFixed(2)} noop_ms=${noopMs.toFixed(0)} links=${links}\n`,
+  );
 }
 
 main().catch((e: unknown) => {

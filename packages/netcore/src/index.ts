@@ -1,6 +1,12 @@
 // The root entry re-exports the building blocks every consumer needs; netlink and OVSDB have
 // entry points of their own (@fabrik/netcore/netlink, @fabrik/netcore/ovsdb).
-export { runCommand, CommandError, CommandNotFoundError, isCommandError, isCommandNotFoundError } from './exec/index.js';
+export {
+  runCommand,
+  CommandError,
+  CommandNotFoundError,
+  isCommandError,
+  isCommandNotFoundError,
+} from './exec/index.js';
 export type { RunOptions, RunResult } from './exec/index.js';
 export {
   NETNS_RUN_DIR,

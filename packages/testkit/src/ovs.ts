@@ -87,8 +87,10 @@ async function lockRootNetns(): Promise<() => Promise<void>> {
     }
     const holder = Number(await readFile(join(ROOT_NETNS_LOCK, 'pid'), 'utf8').catch(() => 'NaN'));
     // A holder that died (a killed test run) leaves the lock behind: take it over.
-    if (Number.isInteger(holder) && !alive(holder)) await rm(ROOT_NETNS_LOCK, { recursive: true, force: true });
-    if (Date.now() > until) throw new Error(`startOvs: ${ROOT_NETNS_LOCK} held by pid ${holder} for too long`);
+    if (Number.isInteger(holder) && !alive(holder))
+      await rm(ROOT_NETNS_LOCK, { recursive: true, force: true });
+    if (Date.now() > until)
+      throw new Error(`startOvs: ${ROOT_NETNS_LOCK} held by pid ${holder} for too long`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

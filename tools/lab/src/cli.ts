@@ -23,7 +23,8 @@ async function main(args: string[]): Promise<number> {
   if (verb === 'test') {
     const vitest = 'node_modules/.bin/vitest';
     // CI=1: the lab console is a terminal, but nobody watches it interactively.
-    return (await runInLab({ command: [vitest, 'run', '--project', 'lab', ...rest], env: { CI: '1' } })).exitCode;
+    return (await runInLab({ command: [vitest, 'run', '--project', 'lab', ...rest], env: { CI: '1' } }))
+      .exitCode;
   }
   process.stdout.write(usage);
   return verb === '--help' || verb === '-h' ? 0 : 2;

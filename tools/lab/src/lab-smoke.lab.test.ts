@@ -37,7 +37,18 @@ describe('Open vSwitch in the lab', () => {
       const pod = await createTempNetns('fabrik-pod-');
       pods.push(pod);
       const host = `smoke${i}`;
-      await runCommand('ip', ['link', 'add', host, 'type', 'veth', 'peer', 'name', 'eth1', 'netns', pod.name]);
+      await runCommand('ip', [
+        'link',
+        'add',
+        host,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        'eth1',
+        'netns',
+        pod.name,
+      ]);
       await runCommand('ip', ['link', 'set', host, 'up']);
       await ovs.vsctl('add-port', 'br-smoke', host, 'tag=100');
       await pod.ip('addr', 'add', addr, 'dev', 'eth1');

@@ -8,7 +8,12 @@ describe('lab topologies', () => {
     const [a, b] = [uniqueName('topo-a-'), uniqueName('topo-b-')];
     const built = await buildTopology({
       nodes: [a, b],
-      links: [{ a: { node: a, ifname: 'ua', addresses: ['192.0.2.1/30'] }, b: { node: b, ifname: 'ub', addresses: ['192.0.2.2/30'] } }],
+      links: [
+        {
+          a: { node: a, ifname: 'ua', addresses: ['192.0.2.1/30'] },
+          b: { node: b, ifname: 'ub', addresses: ['192.0.2.2/30'] },
+        },
+      ],
     });
     try {
       const { stdout } = await runCommand('ip', ['netns', 'exec', a, 'ping', '-c1', '-W2', '192.0.2.2']);
@@ -24,7 +29,10 @@ describe('lab topologies', () => {
   it('rejects a link to an unknown node before creating anything', async () => {
     const a = uniqueName('topo-x-');
     await expect(
-      buildTopology({ nodes: [a], links: [{ a: { node: a, ifname: 'x' }, b: { node: 'nope', ifname: 'y' } }] }),
+      buildTopology({
+        nodes: [a],
+        links: [{ a: { node: a, ifname: 'x' }, b: { node: 'nope', ifname: 'y' } }],
+      }),
     ).rejects.toThrow(/unknown node nope/);
     expect(await netnsList()).not.toContain(a);
   });

@@ -49,9 +49,23 @@ export async function buildTopology(topology: Topology): Promise<BuiltTopology> 
       await runCommand('ip', ['-n', node, 'link', 'set', 'lo', 'up']);
     }
     for (const { a, b } of topology.links) {
-      await runCommand('ip', ['link', 'add', a.ifname, 'netns', a.node, 'type', 'veth', 'peer', 'name', b.ifname, 'netns', b.node]);
+      await runCommand('ip', [
+        'link',
+        'add',
+        a.ifname,
+        'netns',
+        a.node,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        b.ifname,
+        'netns',
+        b.node,
+      ]);
       for (const end of [a, b]) {
-        for (const addr of end.addresses ?? []) await runCommand('ip', ['-n', end.node, 'addr', 'add', addr, 'dev', end.ifname]);
+        for (const addr of end.addresses ?? [])
+          await runCommand('ip', ['-n', end.node, 'addr', 'add', addr, 'dev', end.ifname]);
         await runCommand('ip', ['-n', end.node, 'link', 'set', end.ifname, 'up']);
       }
     }

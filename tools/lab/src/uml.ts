@@ -6,7 +6,17 @@ import { fileURLToPath } from 'node:url';
 import { LabCrashedError, LabModuleError, LabUnavailableError } from './errors.js';
 
 /** Kernel modules every lab boot loads; the host kernel here lacks the first three. */
-export const LAB_MODULES = ['vrf', '8021q', 'dummy', 'vxlan', 'bridge', 'veth', 'macvlan', 'openvswitch', 'tun'] as const;
+export const LAB_MODULES = [
+  'vrf',
+  '8021q',
+  'dummy',
+  'vxlan',
+  'bridge',
+  'veth',
+  'macvlan',
+  'openvswitch',
+  'tun',
+] as const;
 
 export interface RunInLabOptions {
   /** The program and its arguments, run inside the lab kernel (no shell). */
@@ -59,9 +69,12 @@ function buildShim(cacheDir: string): string {
   try {
     execFileSync('cc', ['-O2', '-shared', '-fPIC', '-o', out, SHIM_SOURCE, '-ldl'], { stdio: 'pipe' });
   } catch (e) {
-    throw new LabUnavailableError(`cannot build the UML ptrace shim (is a C compiler installed?): ${String(e)}`, {
-      cause: e,
-    });
+    throw new LabUnavailableError(
+      `cannot build the UML ptrace shim (is a C compiler installed?): ${String(e)}`,
+      {
+        cause: e,
+      },
+    );
   }
   return out;
 }
@@ -113,7 +126,9 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
   const envArgs = Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`);
   const argv = ['env', 'FABRIK_LAB=1', ...envArgs, ...options.command];
   await writeFile(join(state, 'argv'), argv.join('\0'));
-  await writeFile(join(state, 'init'), initScript(state, modroot, options.cwd ?? process.cwd()), { mode: 0o755 });
+  await writeFile(join(state, 'init'), initScript(state, modroot, options.cwd ?? process.cwd()), {
+    mode: 0o755,
+  });
 
   const onOutput = options.onOutput ?? ((s: string) => process.stdout.write(s));
   let tail = '';
@@ -190,7 +205,8 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
       throw new LabModuleError(line.slice(MODULE_FAILURE.length).trim().split(/\s+/));
     }
     if (rc === undefined || Number.isNaN(rc)) {
-      const why = Date.now() - started >= (options.timeoutMs ?? 30 * 60_000) ? 'timed out' : `exited with ${status}`;
+      const why =
+        Date.now() - started >= (options.timeoutMs ?? 30 * 60_000) ? 'timed out' : `exited with ${status}`;
       throw new LabCrashedError(`the lab kernel ${why} before the command finished`, tail);
     }
     return { exitCode: rc, durationMs: Date.now() - started };

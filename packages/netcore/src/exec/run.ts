@@ -47,13 +47,18 @@ export class CommandNotFoundError extends Error {
 }
 
 export const isCommandError = (e: unknown): e is CommandError => e instanceof CommandError;
-export const isCommandNotFoundError = (e: unknown): e is CommandNotFoundError => e instanceof CommandNotFoundError;
+export const isCommandNotFoundError = (e: unknown): e is CommandNotFoundError =>
+  e instanceof CommandNotFoundError;
 
 /**
  * Runs `file` with `args` without a shell (the only way fabrik starts processes) and resolves
  * with its output once it exits 0. Rejects with {@link CommandError} otherwise.
  */
-export function runCommand(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+export function runCommand(
+  file: string,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult> {
   const argv = [file, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {

@@ -12,7 +12,9 @@ const NETNS_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export class InvalidNetnsNameError extends Error {
   readonly code = 'INVALID_NETNS_NAME' as const;
   constructor(readonly netnsName: string) {
-    super(`invalid network namespace name ${JSON.stringify(netnsName)}: 1-64 of [A-Za-z0-9_.-], starting with a letter or digit`);
+    super(
+      `invalid network namespace name ${JSON.stringify(netnsName)}: 1-64 of [A-Za-z0-9_.-], starting with a letter or digit`,
+    );
     this.name = 'InvalidNetnsNameError';
   }
 }
@@ -49,6 +51,11 @@ export async function netnsList(): Promise<string[]> {
 }
 
 /** Runs a program inside a named netns. Equivalent to: `ip netns exec NAME FILE ARGS...`. */
-export function runInNetns(name: string, file: string, args: readonly string[], options?: RunOptions): Promise<RunResult> {
+export function runInNetns(
+  name: string,
+  file: string,
+  args: readonly string[],
+  options?: RunOptions,
+): Promise<RunResult> {
   return runCommand('ip', ['netns', 'exec', validateNetnsName(name), file, ...args], options);
 }
