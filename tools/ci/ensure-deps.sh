@@ -34,7 +34,7 @@ if ((${#missing[@]})); then
   echo "ensure-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 # The Debian packages start no daemons here (no systemd); fabrik's tests start their own.
 
