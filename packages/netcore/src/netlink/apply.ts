@@ -1,6 +1,7 @@
 import { isCommandError } from '../exec/run.js';
 import { ApplyNotConvergedError, classifyIpFailure } from './errors.js';
 import { batchLine } from './encode.js';
+import { runBatch } from './batch.js';
 import type { NetnsRunner } from './exec.js';
 import { decodeDumps, dumpNamespace, type ObservedState } from './observe.js';
 import { encodeOp, formatPlan, plan as makePlan, type Plan, type PlanOp } from './plan.js';
@@ -17,6 +18,8 @@ interface Batch {
   readonly lines: string[];
   readonly ops: PlanOp[];
 }
+
+const linkAddContext = (op: PlanOp): { linkKind?: string; linkName?: string } => (op.op === 'link-add' ? { linkKind: op.spec.kind, linkName: op.spec.name } : {});
 
 /**
  * Runs a plan in the runner's namespace: every `ip` operation in ONE `ip [-n NS] -batch -`
@@ -47,7 +50,8 @@ export async function applyPlan(runner: NetnsRunner, p: Plan): Promise<ApplyResu
       b.ops.push(op);
     }
   }
-  const addrDump = ip.lines.length > 0 ? await runBatch(runner, 'ip', ip) : undefined;
+  // -j and -d only change what `show` prints; the other lines print nothing.
+  const addrDump = ip.lines.length > 0 ? await runBatch(runner, 'ip', ip, { flags: ['-j', '-d'], trailer: 'addr show', contextOf: linkAddContext }) : undefined;
   if (bridge.lines.length > 0) await runBatch(runner, 'bridge', bridge);
   if (sysctl.length > 0) {
     try {
@@ -61,28 +65,4 @@ export async function applyPlan(runner: NetnsRunner, p: Plan): Promise<ApplyResu
   const again = makePlan(p.desired, observed, p.options);
   if (again.ops.length > 0) throw new ApplyNotConvergedError(formatPlan(again));
   return { applied: p.ops.length, observed };
-}
-
-/** Runs one batch; for `ip`, resolves with the `addr show` dump appended as its last line. */
-async function runBatch(runner: NetnsRunner, tool: 'ip' | 'bridge', batch: Batch): Promise<string> {
-  try {
-    if (tool === 'bridge') {
-      await runner.bridge(['-batch', '-'], `${batch.lines.join('\n')}\n`);
-      return '';
-    }
-    // -j and -d only change what `show` prints; the other lines print nothing.
-    return (await runner.ip(['-j', '-d', '-batch', '-'], `${batch.lines.join('\n')}\naddr show\n`)).stdout;
-  } catch (e) {
-    if (!isCommandError(e)) throw e;
-    const failed = /Command failed -:(\d+)/.exec(e.stderr);
-    const index = failed?.[1] ? Number(failed[1]) - 1 : -1;
-    const op = batch.ops[index];
-    const line = batch.lines[index];
-    throw classifyIpFailure(line === undefined ? `${tool} -batch -` : `${tool} ${line}`, e.stderr, {
-      netns: runner.netns,
-      op,
-      ...(op?.op === 'link-add' ? { linkKind: op.spec.kind, linkName: op.spec.name } : {}),
-      cause: e,
-    });
-  }
 }

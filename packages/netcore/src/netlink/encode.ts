@@ -15,7 +15,7 @@ export const addrArgs = (verb: 'add' | 'replace' | 'del', dev: string, a: Addres
   ...(verb !== 'del' && a.nodad ? ['nodad'] : []),
 ];
 
-/** `route add|replace|del [TYPE] DST [via GW] [dev DEV] [src SRC] [table T] [metric M] [proto P]` */
+/** `route add|replace|del [TYPE] DST [via GW] [dev DEV] [src SRC] [table T] [metric M] [proto P] [scope S] [mtu N] [advmss N]` */
 export function routeArgs(verb: 'add' | 'replace' | 'del', r: RouteSpec): string[] {
   const type = r.type ?? 'unicast';
   // `-6` cannot appear inside a batch line: an IPv6 default route is written as ::/0.
@@ -31,6 +31,9 @@ export function routeArgs(verb: 'add' | 'replace' | 'del', r: RouteSpec): string
     ...opt('table', r.table),
     ...opt('metric', r.metric),
     ...opt('proto', r.protocol),
+    ...opt('scope', r.scope),
+    ...opt('mtu', r.mtu),
+    ...opt('advmss', r.advmss),
   ];
 }
 

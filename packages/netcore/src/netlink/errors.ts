@@ -1,4 +1,5 @@
 import type { PlanOp } from './plan.js';
+import type { NetlinkBatchOp } from './batch.js';
 
 // Typed errors of the netlink layer. Every class has a `code` callers can branch on and an
 // `isX()` guard; causes are always passed on.
@@ -43,14 +44,14 @@ export class ObjectExistsError extends Error {
   }
 }
 
-/** The kernel refused an operation; `operation` is the iproute2 command, `op` the plan item when there is one. */
+/** The kernel refused an operation; `operation` is the iproute2 command, `op` the plan item or batch operation when there is one. */
 export class KernelRejectedError extends Error {
   readonly code = 'KERNEL_REJECTED' as const;
   constructor(
     readonly operation: string,
     readonly kernelMessage: string,
-    /** The plan operation of the failing batch line (apply only). */
-    readonly op?: PlanOp,
+    /** The operation of the failing batch line: a plan item (apply) or a {@link NetlinkBatchOp} (`batch`). */
+    readonly op?: PlanOp | NetlinkBatchOp,
     options?: { cause?: unknown },
   ) {
     super(`kernel rejected \`${operation}\`: ${kernelMessage}`, options);
@@ -141,7 +142,7 @@ export const KERNEL_MODULE_OF_KIND: Readonly<Record<string, string>> = {
 export function classifyIpFailure(
   operation: string,
   stderr: string,
-  context: { linkKind?: string; linkName?: string; netns?: string; op?: PlanOp; cause?: unknown },
+  context: { linkKind?: string; linkName?: string; netns?: string; op?: PlanOp | NetlinkBatchOp; cause?: unknown },
 ): Error {
   const message = stderr
     .split('\n')

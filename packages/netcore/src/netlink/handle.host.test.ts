@@ -6,6 +6,7 @@ import {
   createNetlink,
   isInvalidDesiredStateError,
   isKernelFeatureMissingError,
+  isKernelRejectedError,
   isLinkNotFoundError,
   isObjectExistsError,
   type KernelFeatureMissingError,
@@ -149,6 +150,52 @@ describe('createNetlink verbs (host kernel)', () => {
     expect(fdb.filter((f) => f['mac'] === '00:00:00:00:00:00').map((f) => f['dst']).sort()).toEqual(['198.51.100.2', '198.51.100.3']);
     await nl.fdbDel({ dev: 'vx0', mac: '00:00:00:00:00:00', dst: '198.51.100.2' });
     expect((await nl.fdbList()).filter((f) => f.dev === 'vx0' && f.dst !== undefined).map((f) => f.dst)).toEqual(['198.51.100.3']);
+  });
+
+  it('runs typed operations as one ip -batch in a namespace given by path, and sets arp_notify there', async () => {
+    const ns = await tempNs();
+    await ns.ip('link', 'add', 'eth1', 'type', 'veth', 'peer', 'name', 'peer1');
+    // CNI style: /run/netns/NAME (what CNI_NETNS usually is) and /proc/PID/ns/net.
+    const byRunPath = createNetlink({ netns: ns.path });
+    await byRunPath.sysctlSet('eth1', { arpNotify: 1 });
+    expect((await ns.exec('sysctl', ['-n', 'net.ipv4.conf.eth1.arp_notify'])).stdout.trim()).toBe('1');
+    const holder = await processInNetns(ns.name);
+    const byProcPath = createNetlink({ netns: `/proc/${holder.pid}/ns/net` });
+    await byProcPath.sysctlSet('eth1', { arpNotify: 0 });
+    expect((await ns.exec('sysctl', ['-n', 'net.ipv4.conf.eth1.arp_notify'])).stdout.trim()).toBe('0');
+
+    await byProcPath.batch([
+      { op: 'addrAdd', dev: 'eth1', address: { address: '10.50.0.5/24' } },
+      { op: 'addrAdd', dev: 'eth1', address: { address: 'fd50::5/64', nodad: true } },
+      { op: 'linkSetUp', name: 'eth1' },
+      { op: 'routeAdd', route: { dst: '10.60.0.0/16', via: '10.50.0.1', dev: 'eth1', mtu: 1400, advmss: 1360, metric: 7 } },
+      { op: 'routeAdd', route: { dst: '10.70.0.0/24', dev: 'eth1', scope: 'link', table: 100 } },
+      { op: 'routeAdd', route: { dst: 'default', family: 'inet6', via: 'fd50::1', dev: 'eth1' } },
+    ]);
+    const [link] = await ipJson(ns, 'addr', 'show', 'eth1');
+    expect(link?.['flags']).toContain('UP');
+    expect(link?.['addr_info']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ local: '10.50.0.5', prefixlen: 24 }), expect.objectContaining({ local: 'fd50::5', prefixlen: 64, nodad: true })]),
+    );
+    expect(await ipJson(ns, '-4', 'route', 'show', '10.60.0.0/16')).toEqual([
+      expect.objectContaining({ gateway: '10.50.0.1', dev: 'eth1', metric: 7, metrics: [{ mtu: 1400, advmss: 1360 }] }),
+    ]);
+    expect(await ipJson(ns, '-4', 'route', 'show', 'table', '100')).toEqual([expect.objectContaining({ dst: '10.70.0.0/24', dev: 'eth1', scope: 'link' })]);
+    expect(await ipJson(ns, '-6', 'route', 'show', 'default')).toEqual([expect.objectContaining({ gateway: 'fd50::1', dev: 'eth1' })]);
+    // What routeList decodes of the new attributes.
+    expect(await byRunPath.routeList({ table: 254 })).toEqual(expect.arrayContaining([expect.objectContaining({ dst: '10.60.0.0/16', mtu: 1400, advmss: 1360, scope: 0 })]));
+
+    // A failing line: earlier lines stay applied, the error names the line and carries its op.
+    const failing = { op: 'routeAdd', route: { dst: '10.80.0.0/24', via: '10.99.0.1', dev: 'eth1' } } as const;
+    const err = await byRunPath.batch([{ op: 'addrAdd', dev: 'eth1', address: { address: '10.50.1.5/24' } }, failing]).catch((e: unknown) => e);
+    expect(isKernelRejectedError(err)).toBe(true);
+    expect(err).toMatchObject({ operation: 'ip route add 10.80.0.0/24 via 10.99.0.1 dev eth1', op: failing });
+    expect((await ipJson(ns, '-4', 'addr', 'show', 'eth1'))[0]?.['addr_info']).toEqual(expect.arrayContaining([expect.objectContaining({ local: '10.50.1.5' })]));
+    await expect(byRunPath.batch([{ op: 'addrAdd', dev: 'eth1', address: { address: '10.50.0.5/24' } }])).rejects.toSatisfy(isObjectExistsError);
+    await expect(byRunPath.batch([{ op: 'linkSetUp', name: 'nope0' }])).rejects.toSatisfy(isLinkNotFoundError);
+    // Invalid input: nothing runs.
+    await expect(byRunPath.batch([{ op: 'addrAdd', dev: 'eth1', address: { address: '10.50.2.5/24' } }, { op: 'linkSetUp', name: 'bad name' }])).rejects.toThrow(/ops\[1\]\.name/);
+    expect(JSON.stringify(await ipJson(ns, 'addr', 'show', 'eth1'))).not.toContain('10.50.2.5');
   });
 
   it('creates a macvlan on a parent', async () => {

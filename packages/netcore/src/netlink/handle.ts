@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { isCommandError, type RunResult } from '../exec/run.js';
 import { classifyIpFailure } from './errors.js';
-import { addrArgs, fdbArgs, neighArgs, routeArgs } from './encode.js';
+import { addrArgs, batchLine, fdbArgs, neighArgs, routeArgs } from './encode.js';
+import { NetlinkBatchOpsSchema, batchOpArgs, batchOpLink, runBatch, type NetlinkBatchOp } from './batch.js';
 import { createRunner, type NetnsRunner } from './exec.js';
 import { checkInterfaceName, netnsArg, parseNetnsTarget } from './names.js';
 import { validate } from './validate.js';
@@ -12,8 +13,7 @@ import {
   InterfaceSysctlsSchema,
   NeighbourSpecSchema,
   RouteSpecSchema,
-  SYSCTL_KEYS,
-  sysctlValue,
+  sysctlAssignments,
   type AddressSpec,
   type FdbSpec,
   type InterfaceSysctls,
@@ -111,8 +111,23 @@ export interface Netlink {
   fdbDel(entry: FdbSpec): Promise<void>;
   /** Equivalent to: `bridge -j fdb show`. */
   fdbList(): Promise<ObservedFdbEntry[]>;
-  /** Sets per-interface sysctls in this namespace. Equivalent to: `sysctl -w net.ipv4.conf.DEV.arp_accept=1 ...`. */
+  /**
+   * Sets per-interface sysctls (`arpAccept`, `acceptDad`, `addrGenMode`, `arpNotify`) in this
+   * namespace, also one given by path. Equivalent to: `sysctl -w net.ipv4.conf.DEV.arp_notify=1 ...`
+   * (through `nsenter --net=PATH` for another namespace).
+   */
   sysctlSet(dev: string, sysctls: InterfaceSysctls): Promise<void>;
+  /**
+   * Runs several operations in ONE iproute2 process, in order: `{ op: 'addrAdd' | 'addrReplace' |
+   * 'addrDel', dev, address }`, `{ op: 'linkSetUp' | 'linkSetDown', name }`, `{ op: 'routeAdd' |
+   * 'routeReplace' | 'routeDel', route }`, `{ op: 'neighAdd' | 'neighReplace' | 'neighDel', neigh }`,
+   * each encoded like the verb of the same name. Every operation is validated before anything runs
+   * (InvalidDesiredStateError naming `ops[i].field`). iproute2 stops at the first failing line: the
+   * typed error names that line as `operation` (KernelRejectedError also carries the `op`); the
+   * lines before it stay applied. An empty list starts no process.
+   * Equivalent to: `ip [-n NS] -batch -` with one line per operation on standard input.
+   */
+  batch(ops: readonly NetlinkBatchOp[]): Promise<void>;
   /** Dumps the object types in `scope` (links and addresses always) into the model. Equivalent to: `ip -j -d addr show` (+ `ip -j route/neigh show`, `bridge -j fdb show` in scope). */
   observe(scope?: ObserveScope): Promise<ObservedState>;
   /** The raw iproute2 output `observe` decodes (for recording fixtures and debugging). Equivalent to: `ip -j -d addr show` (+ the dumps in scope). */
@@ -259,11 +274,13 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     },
     async sysctlSet(dev, sysctls) {
       const d = name(dev, 'dev');
-      const s = validate(InterfaceSysctlsSchema, sysctls, 'sysctls');
-      const assignments = (Object.keys(s) as Array<keyof InterfaceSysctls>)
-        .filter((k) => s[k] !== undefined)
-        .map((k) => `${SYSCTL_KEYS[k](d)}=${sysctlValue(k, s[k] as number)}`);
+      const assignments = sysctlAssignments(d, validate(InterfaceSysctlsSchema, sysctls, 'sysctls'));
       if (assignments.length > 0) await runner.sysctl(['-q', '-w', ...assignments]);
+    },
+    async batch(input) {
+      const ops = validate(NetlinkBatchOpsSchema, input, 'ops');
+      if (ops.length === 0) return;
+      await runBatch(runner, 'ip', { lines: ops.map((op) => batchLine(batchOpArgs(op))), ops }, { contextOf: (op) => ({ linkName: batchOpLink(op) }) });
     },
     observe: (scope) => observeNamespace(runner, scope),
     dump: (scope) => dumpNamespace(runner, scope),

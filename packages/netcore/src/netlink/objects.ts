@@ -14,7 +14,18 @@ export type AddressSpec = z.infer<typeof AddressSpecSchema>;
 /** Route types fabrik manages. */
 export const ROUTE_TYPES = ['unicast', 'blackhole', 'unreachable', 'prohibit'] as const;
 
-/** A route. `table` defaults to main (254). `protocol` is the rtnetlink protocol number. */
+/** Route scopes by the names iproute2 accepts (`/usr/share/iproute2/rt_scopes`); absent = global. */
+export const ROUTE_SCOPES = { global: 0, site: 200, link: 253, host: 254, nowhere: 255 } as const;
+export type RouteScopeName = keyof typeof ROUTE_SCOPES;
+
+/** The numeric scope of a route (0 = global, the kernel's default for gateway routes). */
+export const routeScopeNumber = (scope: number | RouteScopeName): number => (typeof scope === 'number' ? scope : ROUTE_SCOPES[scope]);
+
+/**
+ * A route. `table` defaults to main (254). `protocol` is the rtnetlink protocol number. `mtu` and
+ * `advmss` are the route metrics of the same names (path MTU and TCP MSS advertised on this path);
+ * `scope` a number 0-255 or an iproute2 scope name.
+ */
 export const RouteSpecSchema = z
   .object({
     dst: z.union([z.literal('default'), z.cidrv4(), z.cidrv6()]),
@@ -25,6 +36,9 @@ export const RouteSpecSchema = z
     src: IpAddress.optional(),
     metric: z.number().int().min(0).max(4_294_967_295).optional(),
     protocol: z.number().int().min(0).max(255).optional(),
+    mtu: z.number().int().min(68).max(65535).optional(),
+    advmss: z.number().int().min(1).max(65535).optional(),
+    scope: z.union([z.number().int().min(0).max(255), z.enum(Object.keys(ROUTE_SCOPES) as [RouteScopeName, ...RouteScopeName[]])]).optional(),
     /** Address family of a `default` route (other routes take it from `dst`). */
     family: z.enum(['inet', 'inet6']).optional(),
   })
@@ -74,6 +88,8 @@ export const InterfaceSysctlsSchema = z.object({
   acceptDad: z.number().int().min(0).max(2).optional(),
   /** net.ipv6.conf.DEV.addr_gen_mode. `none` stops the kernel creating link-local addresses. */
   addrGenMode: z.enum(ADDR_GEN_MODES).optional(),
+  /** net.ipv4.conf.DEV.arp_notify: 1 sends a gratuitous ARP when the link comes up or its address changes. */
+  arpNotify: z.number().int().min(0).max(1).optional(),
 });
 export type InterfaceSysctls = z.infer<typeof InterfaceSysctlsSchema>;
 
@@ -82,9 +98,21 @@ export const SYSCTL_KEYS: Readonly<Record<keyof InterfaceSysctls, (dev: string) 
   arpAccept: (dev) => `net/ipv4/conf/${dev}/arp_accept`,
   acceptDad: (dev) => `net/ipv6/conf/${dev}/accept_dad`,
   addrGenMode: (dev) => `net/ipv6/conf/${dev}/addr_gen_mode`,
+  arpNotify: (dev) => `net/ipv4/conf/${dev}/arp_notify`,
 };
+
+/** The managed sysctls written with `sysctl -w` (addr_gen_mode goes through `ip link set ... addrgenmode`). */
+export const NUMERIC_SYSCTLS = ['arpAccept', 'acceptDad', 'arpNotify'] as const satisfies ReadonlyArray<keyof InterfaceSysctls>;
+export type NumericSysctls = Pick<InterfaceSysctls, (typeof NUMERIC_SYSCTLS)[number]>;
 
 /** The numeric sysctl value of a setting. */
 export function sysctlValue(key: keyof InterfaceSysctls, value: number | AddrGenMode): number {
   return key === 'addrGenMode' ? ADDR_GEN_MODES.indexOf(value as AddrGenMode) : (value as number);
+}
+
+/** `sysctl -w` assignments (`net/ipv4/conf/DEV/arp_notify=1`) of the settings that are set. Pure. */
+export function sysctlAssignments(dev: string, sysctls: InterfaceSysctls): string[] {
+  return (Object.keys(SYSCTL_KEYS) as Array<keyof InterfaceSysctls>)
+    .filter((k) => sysctls[k] !== undefined)
+    .map((k) => `${SYSCTL_KEYS[k](dev)}=${sysctlValue(k, sysctls[k] as number | AddrGenMode)}`);
 }

@@ -5,7 +5,7 @@ import { decodeLinkDump, type ObservedLink } from './decode/link.js';
 import { decodeRouteDump, type ObservedRoute } from './decode/route.js';
 import { decodeNeighDump, type ObservedNeighbour } from './decode/neigh.js';
 import { decodeFdbDump, type ObservedFdbEntry } from './decode/fdb.js';
-import { ADDR_GEN_MODES, SYSCTL_KEYS, type InterfaceSysctls } from './objects.js';
+import { ADDR_GEN_MODES, NUMERIC_SYSCTLS, SYSCTL_KEYS, type InterfaceSysctls } from './objects.js';
 
 /**
  * Which object types to dump besides links and addresses (always: one `ip -j -d addr show`
@@ -27,7 +27,7 @@ export interface ObservedState {
   readonly neighbours: readonly ObservedNeighbour[] | undefined;
   readonly fdb: readonly ObservedFdbEntry[] | undefined;
   /** Managed sysctls per interface (only interfaces that exist). */
-  readonly sysctls: ReadonlyMap<string, Required<InterfaceSysctls>> | undefined;
+  readonly sysctls: ReadonlyMap<string, InterfaceSysctls> | undefined;
 }
 
 /** The raw stdout of each dump; what fixtures record. */
@@ -115,20 +115,24 @@ export async function observeNamespace(runner: NetnsRunner, scope: ObserveScope 
 const printedKey = (path: string): string => path.replace(/[./]/g, (c) => (c === '.' ? '/' : '.'));
 
 /** Decodes `sysctl -e` output for the interfaces in `devs`; interfaces it does not list are absent. */
-export function decodeSysctls(stdout: string, devs: readonly string[]): Map<string, Required<InterfaceSysctls>> {
+export function decodeSysctls(stdout: string, devs: readonly string[]): Map<string, InterfaceSysctls> {
   const values = new Map<string, number>();
   for (const line of stdout.split('\n')) {
     const m = /^(\S+) = (-?\d+)$/.exec(line.trim());
     if (m?.[1] && m[2]) values.set(m[1], Number(m[2]));
   }
-  const out = new Map<string, Required<InterfaceSysctls>>();
+  const out = new Map<string, InterfaceSysctls>();
   for (const dev of devs) {
     const get = (k: keyof InterfaceSysctls): number | undefined => values.get(printedKey(SYSCTL_KEYS[k](dev)));
-    const arpAccept = get('arpAccept');
-    const acceptDad = get('acceptDad');
+    // A key sysctl did not print stays undefined (the planner then writes it when desired).
+    const found: { -readonly [K in keyof InterfaceSysctls]: InterfaceSysctls[K] } = {};
+    for (const k of NUMERIC_SYSCTLS) {
+      const v = get(k);
+      if (v !== undefined) found[k] = v;
+    }
     const genMode = get('addrGenMode');
-    if (arpAccept === undefined || acceptDad === undefined || genMode === undefined) continue;
-    out.set(dev, { arpAccept, acceptDad, addrGenMode: ADDR_GEN_MODES[genMode] ?? 'eui64' });
+    if (genMode !== undefined) found.addrGenMode = ADDR_GEN_MODES[genMode] ?? 'eui64';
+    if (Object.keys(found).length > 0) out.set(dev, found);
   }
   return out;
 }

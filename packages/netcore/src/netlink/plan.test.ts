@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   decodeDumps,
+  decodeRouteDump,
   formatPlan,
   isInvalidDesiredStateError,
   isOwnershipConflictError,
@@ -158,5 +159,40 @@ describe('desired state validation', () => {
     const err = invalid(d);
     expect(isInvalidDesiredStateError(err)).toBe(true);
     expect(err).toMatchObject({ path });
+  });
+});
+
+describe('optional route attributes (mtu, advmss, scope)', () => {
+  // As `ip -j -4 route show table all` prints a fabrik route with an mtu, an advmss and link scope.
+  const observed: ObservedState = {
+    links: [],
+    routes: decodeRouteDump(
+      '[{"dst":"10.8.0.0/24","gateway":"10.9.0.1","protocol":"249","scope":"link","metrics":[{"mtu":1400,"advmss":1360}],"flags":[]},{"dst":"10.7.0.0/24","gateway":"10.9.0.1","protocol":"249","flags":[]}]',
+      'inet',
+    ),
+    neighbours: undefined,
+    fdb: undefined,
+    sysctls: undefined,
+  };
+  const lines = (routes: DesiredState['routes']): string[] => formatPlan(plan({ owner: 'x', links: [], routes }, observed));
+
+  it('are decoded from the dump', () => {
+    expect(observed.routes?.[0]).toMatchObject({ mtu: 1400, advmss: 1360, scope: 253 });
+    expect(observed.routes?.[1]).toMatchObject({ mtu: undefined, advmss: undefined, scope: 0 });
+  });
+  it('converge when equal (names and numbers alike), and are left alone when not given', () => {
+    expect(
+      lines([
+        { dst: '10.8.0.0/24', via: '10.9.0.1', mtu: 1400, advmss: 1360, scope: 'link' },
+        { dst: '10.7.0.0/24', via: '10.9.0.1', scope: 'global' },
+      ]),
+    ).toEqual([]);
+    expect(lines([{ dst: '10.8.0.0/24', via: '10.9.0.1', scope: 253 }, { dst: '10.7.0.0/24', via: '10.9.0.1' }])).toEqual([]);
+  });
+  it('are replaced when they differ', () => {
+    expect(lines([{ dst: '10.8.0.0/24', via: '10.9.0.1', mtu: 1300 }, { dst: '10.7.0.0/24', via: '10.9.0.1', advmss: 1000, scope: 'host' }])).toEqual([
+      'ip route replace 10.8.0.0/24 via 10.9.0.1 proto 249 mtu 1300',
+      'ip route replace 10.7.0.0/24 via 10.9.0.1 proto 249 scope host advmss 1000',
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { InvalidDesiredStateError, OwnershipConflictError } from './errors.js';
 import { addrArgs, batchLine, fdbArgs, neighArgs, routeArgs } from './encode.js';
 import { bridgePortArgs, linkAddArgs, lowerLinkOf, needsRecreate, type BridgePortFlags, type LinkSpec, type ObservedLinkSpec } from './links/index.js';
-import type { AddressSpec, AddrGenMode, FdbSpec, InterfaceSysctls, NeighbourSpec, RouteSpec } from './objects.js';
+import { NUMERIC_SYSCTLS, routeScopeNumber, sysctlAssignments, type AddressSpec, type AddrGenMode, type FdbSpec, type InterfaceSysctls, type NeighbourSpec, type NumericSysctls, type RouteSpec } from './objects.js';
 import { parseDesiredState, type DesiredLink, type DesiredState } from './desired.js';
 import type { ObservedLink } from './decode/link.js';
 import type { ObservedRoute } from './decode/route.js';
@@ -36,7 +36,7 @@ export type PlanOp =
   | { readonly op: 'route-replace'; readonly route: RouteSpec }
   | { readonly op: 'neigh-replace'; readonly neigh: NeighbourSpec }
   | { readonly op: 'fdb-add'; readonly entry: FdbSpec }
-  | { readonly op: 'sysctl-set'; readonly dev: string; readonly sysctls: Omit<InterfaceSysctls, 'addrGenMode'> };
+  | { readonly op: 'sysctl-set'; readonly dev: string; readonly sysctls: NumericSysctls };
 
 /** The result of {@link plan}: what to run, and what `apply` needs to verify it. */
 export interface Plan {
@@ -214,9 +214,8 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     const sys = withoutGenMode(l.sysctls);
     if (sys) {
       const cur = observed.sysctls?.get(l.name);
-      const diff: { -readonly [K in keyof typeof sys]: (typeof sys)[K] } = {};
-      if (sys.arpAccept !== undefined && sys.arpAccept !== cur?.arpAccept) diff.arpAccept = sys.arpAccept;
-      if (sys.acceptDad !== undefined && sys.acceptDad !== cur?.acceptDad) diff.acceptDad = sys.acceptDad;
+      const diff: { -readonly [K in keyof NumericSysctls]: NumericSysctls[K] } = {};
+      for (const k of NUMERIC_SYSCTLS) if (sys[k] !== undefined && sys[k] !== cur?.[k]) diff[k] = sys[k];
       if (Object.keys(diff).length > 0) sysctls.push({ op: 'sysctl-set', dev: l.name, sysctls: diff });
     }
   }
@@ -301,12 +300,9 @@ function changedFlags(want: BridgePortFlags, have: Required<BridgePortFlags>): B
   };
 }
 
-function withoutGenMode(s: InterfaceSysctls | undefined): Omit<InterfaceSysctls, 'addrGenMode'> | undefined {
-  if (!s || (s.arpAccept === undefined && s.acceptDad === undefined)) return undefined;
-  return {
-    ...(s.arpAccept === undefined ? {} : { arpAccept: s.arpAccept }),
-    ...(s.acceptDad === undefined ? {} : { acceptDad: s.acceptDad }),
-  };
+function withoutGenMode(s: InterfaceSysctls | undefined): NumericSysctls | undefined {
+  const set = NUMERIC_SYSCTLS.filter((k) => s?.[k] !== undefined);
+  return s && set.length > 0 ? Object.fromEntries(set.map((k) => [k, s[k]])) : undefined;
 }
 
 // IPv6 link-local addresses are the kernel's (addr_gen_mode), not the desired state's.
@@ -368,7 +364,11 @@ function routeDiffers(want: RouteSpec, have: ObservedRoute): boolean {
     ((want.type ?? 'unicast') === 'unicast' && want.dev !== undefined && want.dev !== have.dev) ||
     (want.via !== undefined && canonicalIp(want.via) !== have.via) ||
     (want.src !== undefined && canonicalIp(want.src) !== have.src) ||
-    (want.metric !== undefined && want.metric !== have.metric)
+    (want.metric !== undefined && want.metric !== have.metric) ||
+    // Optional attributes are compared only when set: a route whose mtu nobody asked for keeps it.
+    (want.scope !== undefined && routeScopeNumber(want.scope) !== have.scope) ||
+    (want.mtu !== undefined && want.mtu !== have.mtu) ||
+    (want.advmss !== undefined && want.advmss !== have.advmss)
   );
 }
 
@@ -444,12 +444,8 @@ export function encodeOp(op: PlanOp): EncodedOp {
       return { tool: 'ip', args: neighArgs('replace', op.neigh) };
     case 'fdb-add':
       return { tool: 'bridge', args: fdbArgs('add', op.entry) };
-    case 'sysctl-set': {
-      const a: string[] = [];
-      if (op.sysctls.arpAccept !== undefined) a.push(`net/ipv4/conf/${op.dev}/arp_accept=${op.sysctls.arpAccept}`);
-      if (op.sysctls.acceptDad !== undefined) a.push(`net/ipv6/conf/${op.dev}/accept_dad=${op.sysctls.acceptDad}`);
-      return { tool: 'sysctl', assignments: a };
-    }
+    case 'sysctl-set':
+      return { tool: 'sysctl', assignments: sysctlAssignments(op.dev, op.sysctls) };
   }
 }
 

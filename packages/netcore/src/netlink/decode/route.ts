@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseIpJson } from './parse.js';
+import { ROUTE_SCOPES, type RouteScopeName } from '../objects.js';
 
 /** A route as observed (`ip -j route show table all`), normalised for comparison. */
 export interface ObservedRoute {
@@ -14,6 +15,11 @@ export interface ObservedRoute {
   readonly via: string | undefined;
   readonly src: string | undefined;
   readonly metric: number | undefined;
+  /** Numeric scope (0 = global, what iproute2 leaves out of its dump). */
+  readonly scope: number;
+  /** The `mtu` and `advmss` route metrics, when set. */
+  readonly mtu: number | undefined;
+  readonly advmss: number | undefined;
   /** From the dump it came from: JSON routes carry no family, and `default` needs one. */
   readonly family: 'inet' | 'inet6';
 }
@@ -27,6 +33,9 @@ const RouteJson = z.object({
   gateway: z.string().optional(),
   prefsrc: z.string().optional(),
   metric: z.number().optional(),
+  scope: z.union([z.string(), z.number()]).optional(),
+  // A locked metric prints as ["lock", N].
+  metrics: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 
 const NAMED_TABLES: Readonly<Record<string, number>> = { main: 254, local: 255, default: 253 };
@@ -34,6 +43,19 @@ const NAMED_TABLES: Readonly<Record<string, number>> = { main: 254, local: 255, 
 export function tableId(table: string | undefined): number {
   if (table === undefined) return 254;
   return NAMED_TABLES[table] ?? Number(table);
+}
+
+/** A scope as `ip -j` prints it (a name from rt_scopes, or a number it has no name for). */
+function scopeId(scope: string | number | undefined): number {
+  if (scope === undefined) return 0;
+  if (typeof scope === 'number') return scope;
+  return scope in ROUTE_SCOPES ? ROUTE_SCOPES[scope as RouteScopeName] : Number(scope);
+}
+
+function routeMetric(metrics: ReadonlyArray<Record<string, unknown>> | undefined, key: string): number | undefined {
+  const v = metrics?.find((m) => key in m)?.[key];
+  const n = Array.isArray(v) ? v[v.length - 1] : v;
+  return typeof n === 'number' ? n : undefined;
 }
 
 /** Adds the implied prefix length to host routes so that `10.0.0.1` and `10.0.0.1/32` compare equal. */
@@ -53,5 +75,8 @@ export const decodeRouteDump = (stdout: string, family: 'inet' | 'inet6'): Obser
     via: r.gateway,
     src: r.prefsrc,
     metric: r.metric,
+    scope: scopeId(r.scope),
+    mtu: routeMetric(r.metrics, 'mtu'),
+    advmss: routeMetric(r.metrics, 'advmss'),
     family,
   }));
