@@ -133,6 +133,7 @@ describe.each(SPEC_VERSIONS)('spec %s', (version) => {
     expect(pod.mtu).toBe(1400);
     expect(pod.mac).toBe(result.interfaces[podIndex]?.mac);
     expect(await ns.ip('route', 'show', '10.98.0.0/16')).toContain('via 10.99.0.1 dev net1');
+    expect((await ns.exec('sysctl', ['-n', 'net.ipv4.conf.net1.arp_notify'])).stdout.trim()).toBe('1');
     expect(await leasedIps(sb, net)).toHaveLength(1);
 
     if (specHas(version, 'check')) {

@@ -1,15 +1,15 @@
 import { access } from 'node:fs/promises';
-import { runCommand } from '@fabrik/netcore';
-import { createNetlink, isLinkNotFoundError, isObjectExistsError } from '@fabrik/netcore/netlink';
-import { InterfaceAddress, IpAddress } from '@fabrik/api';
+import type { z } from 'zod';
+import { AddressSpecSchema, RouteSpecSchema, createNetlink, isLinkNotFoundError, isObjectExistsError, type NetlinkBatchOp } from '@fabrik/netcore/netlink';
+import { IpAddress } from '@fabrik/api';
 import { CniError, CniErrorCode } from './skel/index.js';
 
-// Every kernel-side step of an attachment: the veth pair, the Pod end's addresses and routes, and
-// what CHECK and GC read back, through netcore's netlink handles (a netns path such as CNI_NETNS
-// works there). Two steps still call iproute2 directly because netcore has no verb for them yet:
-// the arp_notify sysctl, and addresses + link up + routes (with the 1.1.0 route attributes mtu,
-// advmss and scope) as ONE `ip -batch` in the Pod netns instead of a process per object, which
-// matters for a plugin that runs once per Pod.
+// Every kernel-side step of an attachment, through netcore's netlink handles (a netns path such as
+// CNI_NETNS works there; nothing here starts iproute2 or sysctl itself): the veth pair, the
+// arp_notify sysctl of the Pod end, its addresses + link up + routes (with the 1.1.0 route
+// attributes mtu, advmss and scope) as ONE `ip -batch` in the Pod netns (the handle's `batch`
+// verb) instead of a process per object, which matters for a plugin that runs once per Pod, and
+// what CHECK and GC read back.
 
 export interface VethSpec {
   readonly hostName: string;
@@ -87,52 +87,62 @@ export async function hostLinkDel(name: string): Promise<boolean> {
  * link is still down. Equivalent to: `sysctl -w net.ipv4.conf.IF.arp_notify=1` in the Pod netns.
  */
 export async function enableArpNotify(netnsPath: string, ifname: string): Promise<void> {
-  // sysctl spells a '.' inside a name component as '/'.
-  await runCommand('nsenter', [`--net=${netnsPath}`, 'sysctl', '-q', '-w', `net.ipv4.conf.${ifname.replaceAll('.', '/')}.arp_notify=1`]);
+  await createNetlink({ netns: netnsPath }).sysctlSet(ifname, { arpNotify: 1 });
 }
 
 /**
- * Configures the Pod end in one `ip -batch`: addresses (IPv6 without DAD, so they are usable at
- * once), link up, then routes (a route without `gw` uses the gateway of its family).
- * Equivalent to: `ip addr add ...; ip link set IF up; ip route add ...` in the Pod netns.
+ * Configures the Pod end in one process: addresses, link up, routes (see {@link podInterfaceOps}).
+ * Equivalent to: `ip -batch -` with `addr add ...`, `link set dev IF up`, `route add ...` in the Pod netns.
  */
 export async function configurePodInterface(netnsPath: string, ifname: string, addresses: readonly PodAddress[], routes: readonly PodRoute[]): Promise<void> {
-  checkIpamValues(addresses, routes);
-  const lines: string[] = [];
-  for (const a of addresses) lines.push(`addr add ${a.cidr} dev ${ifname}${a.cidr.includes(':') ? ' nodad' : ''}`);
-  lines.push(`link set ${ifname} up`);
-  for (const r of routes) {
-    const v6 = r.dst.includes(':');
-    const gw = r.gw ?? addresses.find((a) => a.gateway && a.cidr.includes(':') === v6)?.gateway;
-    const parts = [`route add ${r.dst}`];
-    if (gw) parts.push(`via ${gw}`);
-    parts.push(`dev ${ifname}`);
-    if (r.mtu !== undefined) parts.push(`mtu ${r.mtu}`);
-    if (r.advmss !== undefined) parts.push(`advmss ${r.advmss}`);
-    if (r.priority !== undefined) parts.push(`metric ${r.priority}`);
-    if (r.table !== undefined) parts.push(`table ${r.table}`);
-    if (r.scope !== undefined) parts.push(`scope ${r.scope}`);
-    lines.push(parts.join(' '));
-  }
-  await runCommand('nsenter', [`--net=${netnsPath}`, 'ip', '-batch', '-'], { input: lines.join('\n') + '\n' });
+  await createNetlink({ netns: netnsPath }).batch(podInterfaceOps(ifname, addresses, routes));
 }
 
+/** netcore's route fields by the names of a CNI route (`gw`, `priority`); the others are the same. */
+const CNI_ROUTE_FIELD: Readonly<Record<string, string>> = { via: 'gw', metric: 'priority' };
+
 /**
- * The addresses and routes come from the IPAM plugin's output and end up in `ip -batch` lines:
- * check each value's shape (no spaces or newlines can slip through) and name what is wrong.
+ * The Pod end's configuration as netlink batch operations, in order: addresses (IPv6 without DAD,
+ * so they are usable at once), link up, then routes (a route without `gw` uses the gateway of its
+ * family). Pure. The values come from the IPAM plugin's result and are checked here with netcore's
+ * own schemas, so that a bad one is a CNI error naming the IPAM field (`routes[1].gw`) rather
+ * than a netlink error naming a batch operation.
  */
-function checkIpamValues(addresses: readonly PodAddress[], routes: readonly PodRoute[]): void {
-  const bad = (what: string, value: unknown) => new CniError(CniErrorCode.internal, `IPAM result: invalid ${what} ${JSON.stringify(value)}`);
-  const uint = (n: number | undefined) => n === undefined || (Number.isInteger(n) && n >= 0 && n <= 4_294_967_295);
-  for (const a of addresses) {
-    if (!InterfaceAddress.safeParse(a.cidr).success) throw bad('ips[].address', a.cidr);
-    if (a.gateway !== undefined && !IpAddress.safeParse(a.gateway).success) throw bad('ips[].gateway', a.gateway);
-  }
-  for (const r of routes) {
-    if (!InterfaceAddress.safeParse(r.dst).success) throw bad('routes[].dst', r.dst);
-    if (r.gw !== undefined && !IpAddress.safeParse(r.gw).success) throw bad('routes[].gw', r.gw);
-    if (![r.mtu, r.advmss, r.priority, r.table, r.scope].every(uint)) throw bad('route attribute of', r.dst);
-  }
+export function podInterfaceOps(ifname: string, addresses: readonly PodAddress[], routes: readonly PodRoute[]): NetlinkBatchOp[] {
+  const ops: NetlinkBatchOp[] = [];
+  addresses.forEach((a, i) => {
+    if (a.gateway !== undefined) ipamValue(IpAddress, a.gateway, `ips[${i}].gateway`);
+    const address = ipamValue(AddressSpecSchema, { address: a.cidr, ...(a.cidr.includes(':') ? { nodad: true } : {}) }, `ips[${i}]`);
+    ops.push({ op: 'addrAdd', dev: ifname, address });
+  });
+  ops.push({ op: 'linkSetUp', name: ifname });
+  routes.forEach((r, i) => {
+    const v6 = r.dst.includes(':');
+    const gw = r.gw ?? addresses.find((a) => a.gateway && a.cidr.includes(':') === v6)?.gateway;
+    const route = {
+      dst: r.dst,
+      dev: ifname,
+      ...(gw !== undefined ? { via: gw } : {}),
+      ...(r.mtu !== undefined ? { mtu: r.mtu } : {}),
+      ...(r.advmss !== undefined ? { advmss: r.advmss } : {}),
+      ...(r.priority !== undefined ? { metric: r.priority } : {}),
+      ...(r.table !== undefined ? { table: r.table } : {}),
+      ...(r.scope !== undefined ? { scope: r.scope } : {}),
+    };
+    ops.push({ op: 'routeAdd', route: ipamValue(RouteSpecSchema, route, `routes[${i}]`, CNI_ROUTE_FIELD) });
+  });
+  return ops;
+}
+
+/** Parses one value of the IPAM result; a bad one throws a CNI error naming its field and value. */
+function ipamValue<T>(schema: z.ZodType<T>, value: unknown, field: string, fieldNames: Readonly<Record<string, string>> = {}): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const key = issue?.path[0];
+  const bad = typeof key === 'string' ? (value as Record<string, unknown>)[key] : value;
+  const name = typeof key === 'string' ? `${field}.${fieldNames[key] ?? key}` : field;
+  throw new CniError(CniErrorCode.internal, `IPAM result: invalid ${name} ${JSON.stringify(bad)}: ${issue?.message ?? 'invalid'}`);
 }
 
 export interface PodLinkState {
