@@ -44,16 +44,28 @@ export async function writeAttachment(cacheDir: string, rec: AttachmentRecord): 
 }
 
 /** The record, or undefined when there is none (or it is unreadable: DEL must not depend on it). */
-export async function readAttachment(cacheDir: string, network: string, containerId: string, ifname: string): Promise<AttachmentRecord | undefined> {
+export async function readAttachment(
+  cacheDir: string,
+  network: string,
+  containerId: string,
+  ifname: string,
+): Promise<AttachmentRecord | undefined> {
   try {
-    return JSON.parse(await readFile(recordPath(cacheDir, network, containerId, ifname), 'utf8')) as AttachmentRecord;
+    return JSON.parse(
+      await readFile(recordPath(cacheDir, network, containerId, ifname), 'utf8'),
+    ) as AttachmentRecord;
   } catch {
     return undefined;
   }
 }
 
 /** Removes the record (and the container's directory once empty); a missing one is fine. */
-export async function removeAttachment(cacheDir: string, network: string, containerId: string, ifname: string): Promise<void> {
+export async function removeAttachment(
+  cacheDir: string,
+  network: string,
+  containerId: string,
+  ifname: string,
+): Promise<void> {
   const file = recordPath(cacheDir, network, containerId, ifname);
   await rm(file, { force: true });
   try {

@@ -5,7 +5,16 @@ import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns
 import { runCommand } from '@fabrik/netcore';
 import { SPEC_VERSIONS, specHas } from './skel/index.js';
 import { hostVethName } from './names.js';
-import { cnitool, createPluginSandbox, execPlugin, hostVeths, leasedIps, writeConflist, type ExecResult, type PluginSandbox } from '../test/harness.js';
+import {
+  cnitool,
+  createPluginSandbox,
+  execPlugin,
+  hostVeths,
+  leasedIps,
+  writeConflist,
+  type ExecResult,
+  type PluginSandbox,
+} from '../test/harness.js';
 
 // libcni 1.1 (cnitool) speaks up to 1.0.0; 1.1.0 is exercised by executing the plugin directly.
 const LIBCNI_VERSIONS = SPEC_VERSIONS.filter((v) => v !== '1.1.0');
@@ -44,24 +53,54 @@ function netConf(name: string, extra: Record<string, unknown> = {}): Record<stri
     // Generous: other test files run their own vswitchd on this (2-core) machine at the same time.
     ofportTimeoutMs: 30_000,
     cacheDir: sb.cacheDir,
-    ipam: { type: 'host-local', subnet: '10.99.0.0/24', gateway: '10.99.0.1', routes: [{ dst: '10.98.0.0/16' }], dataDir: sb.ipamDataDir },
+    ipam: {
+      type: 'host-local',
+      subnet: '10.99.0.0/24',
+      gateway: '10.99.0.1',
+      routes: [{ dst: '10.98.0.0/16' }],
+      dataDir: sb.ipamDataDir,
+    },
     ...extra,
   };
 }
 
 async function portRow(name: string): Promise<Record<string, string> | undefined> {
-  const out = await ovs.vsctl('--format=json', '--columns=name,tag,trunks,vlan_mode,external_ids', 'find', 'Port', `name=${name}`);
+  const out = await ovs.vsctl(
+    '--format=json',
+    '--columns=name,tag,trunks,vlan_mode,external_ids',
+    'find',
+    'Port',
+    `name=${name}`,
+  );
   const rows = (JSON.parse(out) as { data: unknown[][] }).data;
   const row = rows[0];
   if (!row) return undefined;
-  const map = (cell: unknown) => Object.fromEntries(((cell as [string, Array<[string, string]>])[1] ?? []).map(([k, v]) => [k, v]));
+  const map = (cell: unknown) =>
+    Object.fromEntries(((cell as [string, Array<[string, string]>])[1] ?? []).map(([k, v]) => [k, v]));
   const tag = row[1];
-  return { name: String(row[0]), tag: typeof tag === 'number' ? String(tag) : '', vlan_mode: JSON.stringify(row[3]), trunks: JSON.stringify(row[2]), ...map(row[4]) };
+  return {
+    name: String(row[0]),
+    tag: typeof tag === 'number' ? String(tag) : '',
+    vlan_mode: JSON.stringify(row[3]),
+    trunks: JSON.stringify(row[2]),
+    ...map(row[4]),
+  };
 }
 
-async function podAddrs(ns: TempNetns, ifname: string): Promise<{ mac: string; mtu: number; addrs: string[] }> {
-  const [l] = JSON.parse(await ns.ip('-j', 'addr', 'show', 'dev', ifname)) as Array<{ address: string; mtu: number; addr_info: Array<{ local: string; prefixlen: number }> }>;
-  return { mac: l?.address ?? '', mtu: l?.mtu ?? 0, addrs: (l?.addr_info ?? []).map((a) => `${a.local}/${a.prefixlen}`) };
+async function podAddrs(
+  ns: TempNetns,
+  ifname: string,
+): Promise<{ mac: string; mtu: number; addrs: string[] }> {
+  const [l] = JSON.parse(await ns.ip('-j', 'addr', 'show', 'dev', ifname)) as Array<{
+    address: string;
+    mtu: number;
+    addr_info: Array<{ local: string; prefixlen: number }>;
+  }>;
+  return {
+    mac: l?.address ?? '',
+    mtu: l?.mtu ?? 0,
+    addrs: (l?.addr_info ?? []).map((a) => `${a.local}/${a.prefixlen}`),
+  };
 }
 
 async function cacheFiles(): Promise<string[]> {
@@ -127,7 +166,13 @@ describe.each(SPEC_VERSIONS)('spec %s', (version) => {
     expect(result.interfaces[podIndex]?.mtu).toBe(version === '1.1.0' ? 1400 : undefined);
 
     const row = await portRow(hostIf);
-    expect(row).toMatchObject({ tag: '100', 'fabrik-owner': 'cni-ovs', 'fabrik-cni-network': net, 'fabrik-cni-ifname': 'net1', 'fabrik-cni-netns': ns.path });
+    expect(row).toMatchObject({
+      tag: '100',
+      'fabrik-owner': 'cni-ovs',
+      'fabrik-cni-network': net,
+      'fabrik-cni-ifname': 'net1',
+      'fabrik-cni-netns': ns.path,
+    });
     const pod = await podAddrs(ns, 'net1');
     expect(pod.addrs).toContain(result.ips[0]?.address);
     expect(pod.mtu).toBe(1400);
@@ -157,20 +202,33 @@ describe.each(SPEC_VERSIONS)('spec %s', (version) => {
 describe('port settings, overrides, default bridge', () => {
   it('a trunk port gets trunks and vlan_mode=trunk; CHECK notices a lost address', async () => {
     const net = uniqueName('d');
-    const conf = { cniVersion: '1.1.0', ...netConf(net, { vlan: 0, trunk: [{ id: 10 }, { minID: 20, maxID: 21 }] }) };
+    const conf = {
+      cniVersion: '1.1.0',
+      ...netConf(net, { vlan: 0, trunk: [{ id: 10 }, { minID: 20, maxID: 21 }] }),
+    };
     const ns = await netns();
     const opts = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1' };
     const add = await execPlugin(sb, 'ADD', conf, opts);
     expect(add.code, JSON.stringify(add.out)).toBe(0);
-    expect(add.out).toMatchObject({ cniVersion: '1.1.0', interfaces: [{ mtu: 1400 }, { name: 'net1', mtu: 1400, sandbox: ns.path }], ips: [{ interface: 1, gateway: '10.99.0.1' }] });
+    expect(add.out).toMatchObject({
+      cniVersion: '1.1.0',
+      interfaces: [{ mtu: 1400 }, { name: 'net1', mtu: 1400, sandbox: ns.path }],
+      ips: [{ interface: 1, gateway: '10.99.0.1' }],
+    });
     const hostIf = hostVethName(opts.containerId, 'net1');
-    expect(await portRow(hostIf)).toMatchObject({ tag: '', trunks: JSON.stringify(['set', [10, 20, 21]]), vlan_mode: '"trunk"' });
+    expect(await portRow(hostIf)).toMatchObject({
+      tag: '',
+      trunks: JSON.stringify(['set', [10, 20, 21]]),
+      vlan_mode: '"trunk"',
+    });
     const check = await execPlugin(sb, 'CHECK', { ...conf, prevResult: add.out }, opts);
     expect(check.code, JSON.stringify(check.out)).toBe(0);
     // CHECK fails when the Pod lost its address.
     const ip = (add.out?.['ips'] as Array<{ address: string }>)[0]?.address ?? '';
     await ns.ip('addr', 'del', ip, 'dev', 'net1');
-    expect((await execPlugin(sb, 'CHECK', { ...conf, prevResult: add.out }, opts)).out).toMatchObject({ code: 101 });
+    expect((await execPlugin(sb, 'CHECK', { ...conf, prevResult: add.out }, opts)).out).toMatchObject({
+      code: 101,
+    });
     expect((await execPlugin(sb, 'DEL', conf, opts)).code).toBe(0);
     expect(await portRow(hostIf)).toBeUndefined();
     expect(await leasedIps(sb, net)).toEqual([]);
@@ -180,11 +238,22 @@ describe('port settings, overrides, default bridge', () => {
     const net = uniqueName('s');
     const conf = { cniVersion: '1.0.0', ...netConf(net, { ipam: { type: 'static' } }) };
     const ns = await netns();
-    const opts = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net2', args: 'IgnoreUnknown=1;FOO=bar;MAC=02:aa:00:00:00:01;IP=10.77.0.5/24;K8S_POD_NAME=web;K8S_POD_NAMESPACE=prod' };
+    const opts = {
+      containerId: uniqueName('c'),
+      netns: ns.path,
+      ifname: 'net2',
+      args: 'IgnoreUnknown=1;FOO=bar;MAC=02:aa:00:00:00:01;IP=10.77.0.5/24;K8S_POD_NAME=web;K8S_POD_NAMESPACE=prod',
+    };
     const add = await execPlugin(sb, 'ADD', conf, opts);
     expect(add.code, JSON.stringify(add.out)).toBe(0);
-    expect(await podAddrs(ns, 'net2')).toMatchObject({ mac: '02:aa:00:00:00:01', addrs: expect.arrayContaining(['10.77.0.5/24']) });
-    expect(await portRow(hostVethName(opts.containerId, 'net2'))).toMatchObject({ 'k8s-pod-name': 'web', 'k8s-pod-namespace': 'prod' });
+    expect(await podAddrs(ns, 'net2')).toMatchObject({
+      mac: '02:aa:00:00:00:01',
+      addrs: expect.arrayContaining(['10.77.0.5/24']),
+    });
+    expect(await portRow(hostVethName(opts.containerId, 'net2'))).toMatchObject({
+      'k8s-pod-name': 'web',
+      'k8s-pod-namespace': 'prod',
+    });
     expect((await execPlugin(sb, 'DEL', conf, opts)).code).toBe(0);
 
     const ns2 = await netns();
@@ -192,7 +261,10 @@ describe('port settings, overrides, default bridge', () => {
     const withRuntime = { ...conf, runtimeConfig: { mac: '02:bb:00:00:00:02', ips: ['10.77.0.9/24'] } };
     expect((await execPlugin(sb, 'ADD', withRuntime, opts2)).code).toBe(0);
     const second = await podAddrs(ns2, 'net2');
-    expect(second).toMatchObject({ mac: '02:bb:00:00:00:02', addrs: expect.arrayContaining(['10.77.0.9/24']) });
+    expect(second).toMatchObject({
+      mac: '02:bb:00:00:00:02',
+      addrs: expect.arrayContaining(['10.77.0.9/24']),
+    });
     expect(second.addrs).not.toContain('10.77.0.5/24');
     expect((await execPlugin(sb, 'DEL', withRuntime, opts2)).code).toBe(0);
   });
@@ -200,17 +272,28 @@ describe('port settings, overrides, default bridge', () => {
   it('takes the bridge from the host agent config when the net conf has none', async () => {
     const net = uniqueName('h');
     const agentConfig = join(sb.dir, 'agent-host.yaml');
-    await writeFile(agentConfig, `secondaryNetwork:\n  ovsBridges:\n    - bridgeName: ${bridge}\n      physicalInterfaces: []\n    - bridgeName: br-other\n`);
+    await writeFile(
+      agentConfig,
+      `secondaryNetwork:\n  ovsBridges:\n    - bridgeName: ${bridge}\n      physicalInterfaces: []\n    - bridgeName: br-other\n`,
+    );
     const { bridge: _b, ...noBridge } = netConf(net);
     const conf = { cniVersion: '1.0.0', ...noBridge };
     const ns = await netns();
-    const opts = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1', env: { FABRIK_AGENT_HOST_CONFIG: agentConfig } };
+    const opts = {
+      containerId: uniqueName('c'),
+      netns: ns.path,
+      ifname: 'net1',
+      env: { FABRIK_AGENT_HOST_CONFIG: agentConfig },
+    };
     const add = await execPlugin(sb, 'ADD', conf, opts);
     expect(add.code, JSON.stringify(add.out)).toBe(0);
     expect((await ovs.vsctl('port-to-br', hostVethName(opts.containerId, 'net1'))).trim()).toBe(bridge);
     expect((await execPlugin(sb, 'DEL', conf, opts)).code).toBe(0);
     // Without either, ADD names the missing field.
-    const missing = await execPlugin(sb, 'ADD', conf, { ...opts, env: { FABRIK_AGENT_HOST_CONFIG: join(sb.dir, 'nope.yaml') } });
+    const missing = await execPlugin(sb, 'ADD', conf, {
+      ...opts,
+      env: { FABRIK_AGENT_HOST_CONFIG: join(sb.dir, 'nope.yaml') },
+    });
     expect(missing.out).toMatchObject({ code: 7 });
     expect(String(missing.out?.['msg'])).toContain('bridge');
   });
@@ -263,7 +346,10 @@ describe('GC and STATUS', () => {
     expect((await execPlugin(sb, 'ADD', conf, a)).code).toBe(0);
     expect((await execPlugin(sb, 'ADD', conf, b)).code).toBe(0);
     expect(await leasedIps(sb, net)).toHaveLength(2);
-    const gc = await execPlugin(sb, 'GC', { ...conf, 'cni.dev/valid-attachments': [{ containerID: a.containerId, ifname: 'net1' }] });
+    const gc = await execPlugin(sb, 'GC', {
+      ...conf,
+      'cni.dev/valid-attachments': [{ containerID: a.containerId, ifname: 'net1' }],
+    });
     expect(gc.code, JSON.stringify(gc.out)).toBe(0);
     expect(await portRow(hostVethName(a.containerId, 'net1'))).toBeDefined();
     expect(await portRow(hostVethName(b.containerId, 'net1'))).toBeUndefined();
@@ -281,7 +367,9 @@ describe('GC and STATUS', () => {
     const a = { containerId: uniqueName('ca'), netns: (await netns()).path, ifname: 'net1' };
     expect((await execPlugin(sb, 'ADD', conf, a)).code).toBe(0);
     const hostIf = hostVethName(a.containerId, 'net1');
-    const [link] = JSON.parse((await runCommand('ip', ['-j', 'link', 'show', 'dev', hostIf])).stdout) as Array<{ ifalias?: string }>;
+    const [link] = JSON.parse(
+      (await runCommand('ip', ['-j', 'link', 'show', 'dev', hostIf])).stdout,
+    ) as Array<{ ifalias?: string }>;
     expect(link?.ifalias).toBe(`fabrik:cni-ovs:${net}:${a.containerId}:net1`);
     await ovs.vsctl('del-port', hostIf);
     await runCommand('rm', ['-rf', join(sb.cacheDir, net)]);
@@ -293,8 +381,12 @@ describe('GC and STATUS', () => {
   it('STATUS succeeds when OVSDB and the bridge are there, else code 50', async () => {
     const conf = { cniVersion: '1.1.0', ...netConf(uniqueName('st')) };
     expect((await execPlugin(sb, 'STATUS', conf)).code).toBe(0);
-    expect((await execPlugin(sb, 'STATUS', { ...conf, bridge: 'br-missing' })).out).toMatchObject({ code: 50 });
-    expect((await execPlugin(sb, 'STATUS', { ...conf, ovsdbSocket: `unix:${sb.dir}/no.sock` })).out).toMatchObject({ code: 50 });
+    expect((await execPlugin(sb, 'STATUS', { ...conf, bridge: 'br-missing' })).out).toMatchObject({
+      code: 50,
+    });
+    expect(
+      (await execPlugin(sb, 'STATUS', { ...conf, ovsdbSocket: `unix:${sb.dir}/no.sock` })).out,
+    ).toMatchObject({ code: 50 });
   });
 });
 
@@ -317,7 +409,12 @@ describe('failures leave nothing behind', () => {
     const net = uniqueName('bad');
     const ns = await netns();
     const containerId = uniqueName('c');
-    const r = await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(net), ...patch }, { containerId, netns: ns.path, ifname: 'net1' });
+    const r = await execPlugin(
+      sb,
+      'ADD',
+      { cniVersion: '1.0.0', ...netConf(net), ...patch },
+      { containerId, netns: ns.path, ifname: 'net1' },
+    );
     expect(r.code).toBe(1);
     expect(r.out).toMatchObject({ code });
     expect(String(r.out?.['msg'])).toContain(field);
@@ -326,12 +423,21 @@ describe('failures leave nothing behind', () => {
 
   it('an undecodable config is code 6', async () => {
     const ns = await netns();
-    const r = await execPlugin(sb, 'ADD', '{"cniVersion": "1.0.0", ', { containerId: 'x1', netns: ns.path, ifname: 'net1' });
+    const r = await execPlugin(sb, 'ADD', '{"cniVersion": "1.0.0", ', {
+      containerId: 'x1',
+      netns: ns.path,
+      ifname: 'net1',
+    });
     expect(r.out).toMatchObject({ code: 6 });
   });
 
   it('a missing CNI_NETNS file is code 4', async () => {
-    const r = await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(uniqueName('e')) }, { containerId: 'x2', netns: '/run/netns/does-not-exist', ifname: 'net1' });
+    const r = await execPlugin(
+      sb,
+      'ADD',
+      { cniVersion: '1.0.0', ...netConf(uniqueName('e')) },
+      { containerId: 'x2', netns: '/run/netns/does-not-exist', ifname: 'net1' },
+    );
     expect(r.out).toMatchObject({ code: 4 });
   });
 
@@ -339,10 +445,17 @@ describe('failures leave nothing behind', () => {
     const net = uniqueName('nb');
     const ns = await netns();
     const containerId = uniqueName('c');
-    const r = await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(net), bridge: 'br-nothere' }, { containerId, netns: ns.path, ifname: 'net1' });
+    const r = await execPlugin(
+      sb,
+      'ADD',
+      { cniVersion: '1.0.0', ...netConf(net), bridge: 'br-nothere' },
+      { containerId, netns: ns.path, ifname: 'net1' },
+    );
     expect(r.code).toBe(1);
     await expectClean(net, containerId);
-    expect(JSON.parse(await ns.ip('-j', 'link', 'show')).map((l: { ifname: string }) => l.ifname)).toEqual(['lo']);
+    expect(JSON.parse(await ns.ip('-j', 'link', 'show')).map((l: { ifname: string }) => l.ifname)).toEqual([
+      'lo',
+    ]);
   });
 
   it('an IPAM failure (exhausted range) rolls back port and veth', async () => {
@@ -352,7 +465,12 @@ describe('failures leave nothing behind', () => {
     expect((await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(net), ipam }, first)).code).toBe(0);
     const ns = await netns();
     const containerId = uniqueName('c');
-    const r = await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(net), ipam }, { containerId, netns: ns.path, ifname: 'net1' });
+    const r = await execPlugin(
+      sb,
+      'ADD',
+      { cniVersion: '1.0.0', ...netConf(net), ipam },
+      { containerId, netns: ns.path, ifname: 'net1' },
+    );
     expect(r.code).toBe(1);
     expect(await hostVeths()).not.toContain(hostVethName(containerId, 'net1'));
     expect(await portRow(hostVethName(containerId, 'net1'))).toBeUndefined();
@@ -364,7 +482,12 @@ describe('failures leave nothing behind', () => {
     const net = uniqueName('down');
     const ns = await netns();
     const containerId = uniqueName('c');
-    const r = await execPlugin(sb, 'ADD', { cniVersion: '1.0.0', ...netConf(net), ovsdbSocket: `unix:${sb.dir}/down.sock` }, { containerId, netns: ns.path, ifname: 'net1' });
+    const r = await execPlugin(
+      sb,
+      'ADD',
+      { cniVersion: '1.0.0', ...netConf(net), ovsdbSocket: `unix:${sb.dir}/down.sock` },
+      { containerId, netns: ns.path, ifname: 'net1' },
+    );
     expect(r.out).toMatchObject({ code: 11 });
     await expectClean(net, containerId);
   });
@@ -373,17 +496,36 @@ describe('failures leave nothing behind', () => {
 describe('50 concurrent attachments', () => {
   it('50 parallel ADDs then DELs leave no port, veth or IP', async () => {
     const net = uniqueName('par');
-    const conf = { cniVersion: '1.0.0', ...netConf(net, { ipam: { type: 'host-local', subnet: '10.96.0.0/24', dataDir: sb.ipamDataDir } }) };
-    const pods = await Promise.all(Array.from({ length: 50 }, async () => ({ containerId: uniqueName('p'), netns: (await netns()).path, ifname: 'net1' })));
+    const conf = {
+      cniVersion: '1.0.0',
+      ...netConf(net, { ipam: { type: 'host-local', subnet: '10.96.0.0/24', dataDir: sb.ipamDataDir } }),
+    };
+    const pods = await Promise.all(
+      Array.from({ length: 50 }, async () => ({
+        containerId: uniqueName('p'),
+        netns: (await netns()).path,
+        ifname: 'net1',
+      })),
+    );
     const adds = await Promise.all(pods.map((p) => execPlugin(sb, 'ADD', conf, p)));
     expect(adds.filter((r) => r.code !== 0).map((r) => r.out)).toEqual([]);
-    expect(new Set(adds.map((r) => (r.out?.['ips'] as Array<{ address: string }>)[0]?.address)).size).toBe(50);
+    expect(new Set(adds.map((r) => (r.out?.['ips'] as Array<{ address: string }>)[0]?.address)).size).toBe(
+      50,
+    );
     expect(await leasedIps(sb, net)).toHaveLength(50);
     const dels = await Promise.all(pods.map((p) => execPlugin(sb, 'DEL', conf, p)));
     expect(dels.filter((r) => r.code !== 0).map((r) => r.out)).toEqual([]);
     const veths = await hostVeths();
     expect(pods.filter((p) => veths.includes(hostVethName(p.containerId, 'net1')))).toEqual([]);
-    const ports = (await ovs.vsctl('--format=json', '--columns=name', 'find', 'Port', `external_ids:fabrik-cni-network=${net}`)).trim();
+    const ports = (
+      await ovs.vsctl(
+        '--format=json',
+        '--columns=name',
+        'find',
+        'Port',
+        `external_ids:fabrik-cni-network=${net}`,
+      )
+    ).trim();
     expect((JSON.parse(ports) as { data: unknown[] }).data).toEqual([]);
     expect(await leasedIps(sb, net)).toEqual([]);
   }, 180_000);

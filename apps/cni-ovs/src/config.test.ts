@@ -17,12 +17,23 @@ function codeOf(fn: () => unknown): { code: number; msg: string } {
 describe('loadNetConf', () => {
   it('applies defaults', () => {
     const c = loadNetConf(base, '', '1.1.0');
-    expect(c).toMatchObject({ vlan: 0, trunks: [], ovsdbSocket: 'unix:/var/run/openvswitch/db.sock', cacheDir: '/var/lib/cni/fabrik-ovs', networkType: 'vlan', ips: [] });
+    expect(c).toMatchObject({
+      vlan: 0,
+      trunks: [],
+      ovsdbSocket: 'unix:/var/run/openvswitch/db.sock',
+      cacheDir: '/var/lib/cni/fabrik-ovs',
+      networkType: 'vlan',
+      ips: [],
+    });
     expect(c.bridge).toBeUndefined();
   });
 
   it('expands trunk ranges into sorted unique ids', () => {
-    const c = loadNetConf({ ...base, trunk: [{ minID: 20, maxID: 22 }, { id: 10 }, { id: 21 }] }, '', '1.1.0');
+    const c = loadNetConf(
+      { ...base, trunk: [{ minID: 20, maxID: 22 }, { id: 10 }, { id: 21 }] },
+      '',
+      '1.1.0',
+    );
     expect(c.trunks).toEqual([10, 20, 21, 22]);
   });
 
@@ -46,11 +57,22 @@ describe('loadNetConf', () => {
 
   it('merges MAC and IPs: CNI_ARGS, then args.cni, then runtimeConfig', () => {
     const cniArgs = 'MAC=02:00:00:00:00:01;IP=10.0.0.5/24;K8S_POD_NAME=p;K8S_POD_NAMESPACE=ns';
-    expect(loadNetConf(base, cniArgs, '1.1.0')).toMatchObject({ mac: '02:00:00:00:00:01', ips: ['10.0.0.5/24'], podName: 'p', podNamespace: 'ns' });
+    expect(loadNetConf(base, cniArgs, '1.1.0')).toMatchObject({
+      mac: '02:00:00:00:00:01',
+      ips: ['10.0.0.5/24'],
+      podName: 'p',
+      podNamespace: 'ns',
+    });
     const withArgs = { ...base, args: { cni: { mac: '02:00:00:00:00:02', ips: ['10.0.0.6/24'] } } };
-    expect(loadNetConf(withArgs, cniArgs, '1.1.0')).toMatchObject({ mac: '02:00:00:00:00:02', ips: ['10.0.0.6/24'] });
+    expect(loadNetConf(withArgs, cniArgs, '1.1.0')).toMatchObject({
+      mac: '02:00:00:00:00:02',
+      ips: ['10.0.0.6/24'],
+    });
     const withRuntime = { ...withArgs, runtimeConfig: { mac: '02:00:00:00:00:03', ips: ['10.0.0.7/24'] } };
-    expect(loadNetConf(withRuntime, cniArgs, '1.1.0')).toMatchObject({ mac: '02:00:00:00:00:03', ips: ['10.0.0.7/24'] });
+    expect(loadNetConf(withRuntime, cniArgs, '1.1.0')).toMatchObject({
+      mac: '02:00:00:00:00:03',
+      ips: ['10.0.0.7/24'],
+    });
   });
 
   it('rejects unknown CNI_ARGS unless IgnoreUnknown is set', () => {

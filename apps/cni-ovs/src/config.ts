@@ -7,7 +7,9 @@ export const DEFAULT_OVSDB_SOCKET = 'unix:/var/run/openvswitch/db.sock';
 /** Where attachments are remembered between ADD and DEL; on disk, so it survives a reboot. */
 export const DEFAULT_CACHE_DIR = '/var/lib/cni/fabrik-ovs';
 
-const NetworkName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must start with a letter or digit, then letters, digits, _ . -');
+const NetworkName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must start with a letter or digit, then letters, digits, _ . -');
 const Mac = z
   .string()
   .regex(/^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/, 'must be a MAC address like 02:00:00:00:00:01')
@@ -18,7 +20,10 @@ const RequestedIp = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]);
 const AbsolutePath = z.string().regex(/^\/[^\0]*$/, 'must be an absolute path');
 const OvsdbEndpoint = z
   .string()
-  .regex(/^(unix:\/[^\0]+|tcp:[^:\s]+:\d{1,5}|tcp:\[[0-9a-fA-F:]+\]:\d{1,5})$/, 'must be unix:/PATH or tcp:HOST:PORT');
+  .regex(
+    /^(unix:\/[^\0]+|tcp:[^:\s]+:\d{1,5}|tcp:\[[0-9a-fA-F:]+\]:\d{1,5})$/,
+    'must be unix:/PATH or tcp:HOST:PORT',
+  );
 
 const TrunkRange = z.union([
   z.object({ id: VlanId }).strict(),
@@ -46,16 +51,24 @@ const NetConfSchema = z
     ofportTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
     cacheDir: AbsolutePath.default(DEFAULT_CACHE_DIR),
     agentHostConfig: AbsolutePath.optional(),
-    ipam: z.looseObject({ type: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a plugin file name') }).optional(),
+    ipam: z
+      .looseObject({ type: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a plugin file name') })
+      .optional(),
     args: z.looseObject({ cni: IpsAndMac.loose().optional() }).optional(),
     runtimeConfig: IpsAndMac.loose().optional(),
     prevResult: z.unknown().optional(),
-    'cni.dev/valid-attachments': z.array(z.looseObject({ containerID: z.string(), ifname: z.string() })).optional(),
+    'cni.dev/valid-attachments': z
+      .array(z.looseObject({ containerID: z.string(), ifname: z.string() }))
+      .optional(),
   })
   .loose()
   .superRefine((c, ctx) => {
     if (c.networkType === 'bridge' && (c.vlan !== 0 || c.trunk.length > 0)) {
-      ctx.addIssue({ code: 'custom', path: ['networkType'], message: 'networkType "bridge" is untagged: vlan and trunk must be unset' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['networkType'],
+        message: 'networkType "bridge" is untagged: vlan and trunk must be unset',
+      });
     }
   });
 
@@ -88,7 +101,15 @@ export interface NetConf {
   readonly validAttachments?: ReadonlyArray<{ containerID: string; ifname: string }>;
 }
 
-const KNOWN_CNI_ARGS = new Set(['IgnoreUnknown', 'K8S_POD_NAME', 'K8S_POD_NAMESPACE', 'K8S_POD_INFRA_CONTAINER_ID', 'K8S_POD_UID', 'MAC', 'IP']);
+const KNOWN_CNI_ARGS = new Set([
+  'IgnoreUnknown',
+  'K8S_POD_NAME',
+  'K8S_POD_NAMESPACE',
+  'K8S_POD_INFRA_CONTAINER_ID',
+  'K8S_POD_UID',
+  'MAC',
+  'IP',
+]);
 
 /**
  * Parses and validates the network config and CNI_ARGS, applies defaults and merges the override
@@ -100,7 +121,11 @@ export function loadNetConf(config: Record<string, unknown>, cniArgs: string, cn
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.length ? issue.path.map(String).join('.') : '(config)';
-    throw new CniError(CniErrorCode.invalidNetworkConfig, `invalid network config: ${field}: ${issue?.message ?? 'invalid'}`, parsed.error.message);
+    throw new CniError(
+      CniErrorCode.invalidNetworkConfig,
+      `invalid network config: ${field}: ${issue?.message ?? 'invalid'}`,
+      parsed.error.message,
+    );
   }
   const c = parsed.data;
   const env = loadCniArgs(cniArgs);
@@ -131,17 +156,26 @@ export function loadNetConf(config: Record<string, unknown>, cniArgs: string, cn
   };
 }
 
-function loadCniArgs(text: string): { mac?: string; ips?: string[]; podName?: string; podNamespace?: string } {
+function loadCniArgs(text: string): {
+  mac?: string;
+  ips?: string[];
+  podName?: string;
+  podNamespace?: string;
+} {
   const pairs = parseCniArgs(text);
   const ignoreUnknown = pairs.some(([k, v]) => k === 'IgnoreUnknown' && ['1', 'true', 'True'].includes(v));
   const out: { mac?: string; ips?: string[]; podName?: string; podNamespace?: string } = {};
   for (const [key, value] of pairs) {
     if (!KNOWN_CNI_ARGS.has(key)) {
       if (ignoreUnknown) continue;
-      throw new CniError(CniErrorCode.invalidEnvironment, `CNI_ARGS: unknown key ${key} (set IgnoreUnknown=1 to ignore it)`);
+      throw new CniError(
+        CniErrorCode.invalidEnvironment,
+        `CNI_ARGS: unknown key ${key} (set IgnoreUnknown=1 to ignore it)`,
+      );
     }
     if (key === 'MAC') out.mac = fieldOrThrow(Mac, value, 'CNI_ARGS MAC');
-    if (key === 'IP') out.ips = value.split(',').map((ip) => fieldOrThrow(RequestedIp, ip.trim(), 'CNI_ARGS IP'));
+    if (key === 'IP')
+      out.ips = value.split(',').map((ip) => fieldOrThrow(RequestedIp, ip.trim(), 'CNI_ARGS IP'));
     if (key === 'K8S_POD_NAME') out.podName = value;
     if (key === 'K8S_POD_NAMESPACE') out.podNamespace = value;
   }
@@ -150,7 +184,11 @@ function loadCniArgs(text: string): { mac?: string; ips?: string[]; podName?: st
 
 function fieldOrThrow<T>(schema: z.ZodType<T>, value: string, field: string): T {
   const r = schema.safeParse(value);
-  if (!r.success) throw new CniError(CniErrorCode.invalidEnvironment, `${field}: ${JSON.stringify(value)} ${r.error.issues[0]?.message ?? 'is invalid'}`);
+  if (!r.success)
+    throw new CniError(
+      CniErrorCode.invalidEnvironment,
+      `${field}: ${JSON.stringify(value)} ${r.error.issues[0]?.message ?? 'is invalid'}`,
+    );
   return r.data;
 }
 

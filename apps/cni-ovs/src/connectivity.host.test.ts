@@ -30,7 +30,12 @@ interface Pod {
   ip: string;
 }
 
-async function attach(net: string, vlanConf: Record<string, unknown>, rangeStart: string, rangeEnd: string): Promise<Pod> {
+async function attach(
+  net: string,
+  vlanConf: Record<string, unknown>,
+  rangeStart: string,
+  rangeEnd: string,
+): Promise<Pod> {
   const ns = await createTempNetns('fcv-');
   namespaces.push(ns);
   const conf = {
@@ -43,9 +48,17 @@ async function attach(net: string, vlanConf: Record<string, unknown>, rangeStart
     ofportTimeoutMs: 30_000,
     cacheDir: sb.cacheDir,
     ...vlanConf,
-    ipam: { type: 'host-local', ranges: [[{ subnet: SUBNET, rangeStart, rangeEnd }]], dataDir: sb.ipamDataDir },
+    ipam: {
+      type: 'host-local',
+      ranges: [[{ subnet: SUBNET, rangeStart, rangeEnd }]],
+      dataDir: sb.ipamDataDir,
+    },
   };
-  const r = await execPlugin(sb, 'ADD', conf, { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1' });
+  const r = await execPlugin(sb, 'ADD', conf, {
+    containerId: uniqueName('c'),
+    netns: ns.path,
+    ifname: 'net1',
+  });
   expect(r.code, JSON.stringify(r.out)).toBe(0);
   const ip = ((r.out?.['ips'] as Array<{ address: string }>)[0]?.address ?? '').split('/')[0] ?? '';
   return { ns, ip };
@@ -56,11 +69,15 @@ const ping = (from: Pod, to: string) => from.ns.exec('ping', ['-c', '2', '-W', '
 /** Starts tcpdump on net1 of `ns`; `stop()` interrupts exactly that process and returns what it printed. */
 async function capture(ns: TempNetns): Promise<{ stop: () => Promise<string> }> {
   // `ip netns exec` execs tcpdump in place, so the child's pid is tcpdump's.
-  const child = spawn('ip', ['netns', 'exec', ns.name, 'tcpdump', '-i', 'net1', '-e', '-nn', '-l', '-U'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('ip', ['netns', 'exec', ns.name, 'tcpdump', '-i', 'net1', '-e', '-nn', '-l', '-U'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const listening = new Promise<void>((resolve) => child.stderr.on('data', (b: Buffer) => b.toString().includes('listening on') && resolve()));
+  const listening = new Promise<void>((resolve) =>
+    child.stderr.on('data', (b: Buffer) => b.toString().includes('listening on') && resolve()),
+  );
   await Promise.race([listening, new Promise((r) => setTimeout(r, 5000))]);
   return {
     stop: async () => {
@@ -73,7 +90,12 @@ async function capture(ns: TempNetns): Promise<{ stop: () => Promise<string> }> 
 
 describe('VLAN isolation on OVS', () => {
   it('two Pods on VLAN 100 ping each other; a VLAN 200 Pod cannot reach them; a trunk port carries both', async () => {
-    const trunk = await attach(uniqueName('tr'), { trunk: [{ id: 100 }, { id: 200 }] }, '10.100.0.200', '10.100.0.210');
+    const trunk = await attach(
+      uniqueName('tr'),
+      { trunk: [{ id: 100 }, { id: 200 }] },
+      '10.100.0.200',
+      '10.100.0.210',
+    );
     const dump = await capture(trunk.ns);
 
     const a = await attach(uniqueName('v100'), { vlan: 100 }, '10.100.0.10', '10.100.0.19');
@@ -87,9 +109,19 @@ describe('VLAN isolation on OVS', () => {
 
     const seen = await dump.stop();
     // Gratuitous ARPs of the access Pods (arp_notify when net1 came up), each tagged with its VLAN.
-    expect(seen).toMatch(new RegExp(`vlan 100, .*Request who-has ${a.ip.replaceAll('.', '\\.')} tell ${a.ip.replaceAll('.', '\\.')}`));
-    expect(seen).toMatch(new RegExp(`vlan 200, .*Request who-has ${c.ip.replaceAll('.', '\\.')} tell ${c.ip.replaceAll('.', '\\.')}`));
+    expect(seen).toMatch(
+      new RegExp(
+        `vlan 100, .*Request who-has ${a.ip.replaceAll('.', '\\.')} tell ${a.ip.replaceAll('.', '\\.')}`,
+      ),
+    );
+    expect(seen).toMatch(
+      new RegExp(
+        `vlan 200, .*Request who-has ${c.ip.replaceAll('.', '\\.')} tell ${c.ip.replaceAll('.', '\\.')}`,
+      ),
+    );
     // The ARP requests of the failed pings of the VLAN 200 Pod reached the trunk, tagged 200.
-    expect(seen).toMatch(new RegExp(`vlan 200, .*who-has ${a.ip.replaceAll('.', '\\.')} tell ${c.ip.replaceAll('.', '\\.')}`));
+    expect(seen).toMatch(
+      new RegExp(`vlan 200, .*who-has ${a.ip.replaceAll('.', '\\.')} tell ${c.ip.replaceAll('.', '\\.')}`),
+    );
   });
 });

@@ -17,7 +17,9 @@ export async function runInstall(argv: readonly string[], self: string): Promise
       else name = value;
       i++;
     } else {
-      process.stderr.write(`usage: fabrik-ovs install [--dir DIR] [--name NAME]\nunknown argument ${JSON.stringify(flag)}\n`);
+      process.stderr.write(
+        `usage: fabrik-ovs install [--dir DIR] [--name NAME]\nunknown argument ${JSON.stringify(flag)}\n`,
+      );
       return 2;
     }
   }

@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand, isCommandError, isCommandNotFoundError } from '@fabrik/netcore';
-import { CniError, CniErrorCode, fromVersionedResult, type CniResult } from './skel/index.js';
+import { CniError, CniErrorCode, fromVersionedResult, type CmdArgs, type CniResult } from './skel/index.js';
 
 /** What an IPAM plugin is called with: the same environment and config semantics as the plugin itself. */
 export interface IpamCall {
@@ -18,6 +18,27 @@ export interface IpamCall {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
+/** The IPAM call of a command: the IPAM plugin sees the same CNI_* values and config this plugin got. */
+export function ipamCallOf(
+  type: string,
+  command: IpamCall['command'],
+  args: CmdArgs,
+  env: IpamCall['env'],
+): IpamCall {
+  return {
+    type,
+    command,
+    stdinData: args.stdinData,
+    cniVersion: args.cniVersion,
+    containerId: args.containerId,
+    netns: args.netns,
+    ifname: args.ifname,
+    cniArgs: args.args,
+    path: args.path,
+    env,
+  };
+}
+
 /** Finds an IPAM plugin binary on CNI_PATH (code 7 names `ipam.type` when it is nowhere). */
 export async function findPlugin(type: string, path: readonly string[]): Promise<string> {
   for (const dir of path) {
@@ -29,7 +50,10 @@ export async function findPlugin(type: string, path: readonly string[]): Promise
       /* try the next directory */
     }
   }
-  throw new CniError(CniErrorCode.invalidNetworkConfig, `invalid network config: ipam.type: plugin ${type} not found in CNI_PATH ${path.join(':')}`);
+  throw new CniError(
+    CniErrorCode.invalidNetworkConfig,
+    `invalid network config: ipam.type: plugin ${type} not found in CNI_PATH ${path.join(':')}`,
+  );
 }
 
 /**
@@ -67,11 +91,27 @@ async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniR
   } catch (e) {
     if (isCommandError(e)) {
       const reported = tryParseError(e.stdout);
-      if (reported) throw new CniError(reported.code, `IPAM ${call.type} ${call.command}: ${reported.msg}`, reported.details, { cause: e });
-      throw new CniError(CniErrorCode.internal, `IPAM ${call.type} ${call.command} failed: ${e.message}`, undefined, { cause: e });
+      if (reported)
+        throw new CniError(
+          reported.code,
+          `IPAM ${call.type} ${call.command}: ${reported.msg}`,
+          reported.details,
+          { cause: e },
+        );
+      throw new CniError(
+        CniErrorCode.internal,
+        `IPAM ${call.type} ${call.command} failed: ${e.message}`,
+        undefined,
+        { cause: e },
+      );
     }
     if (isCommandNotFoundError(e)) {
-      throw new CniError(CniErrorCode.invalidNetworkConfig, `invalid network config: ipam.type: ${file} cannot be executed`, undefined, { cause: e });
+      throw new CniError(
+        CniErrorCode.invalidNetworkConfig,
+        `invalid network config: ipam.type: ${file} cannot be executed`,
+        undefined,
+        { cause: e },
+      );
     }
     throw e;
   }
@@ -81,7 +121,11 @@ function tryParseError(stdout: string): { code: number; msg: string; details?: s
   try {
     const j = JSON.parse(stdout) as { code?: unknown; msg?: unknown; details?: unknown };
     if (typeof j.code === 'number' && typeof j.msg === 'string') {
-      return { code: j.code, msg: j.msg, ...(typeof j.details === 'string' && j.details ? { details: j.details } : {}) };
+      return {
+        code: j.code,
+        msg: j.msg,
+        ...(typeof j.details === 'string' && j.details ? { details: j.details } : {}),
+      };
     }
   } catch {
     /* not JSON */

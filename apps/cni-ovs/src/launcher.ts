@@ -24,13 +24,17 @@ declare const __FABRIK_OVS_PAYLOAD_HASH__: string;
 const DEFAULT_CODE_CACHE_DIR = '/var/lib/cni/fabrik-ovs/.code-cache';
 
 const builtin = (process as unknown as { getBuiltinModule(id: string): unknown }).getBuiltinModule;
-const { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync, realpathSync } = builtin('node:fs') as typeof Fs;
+const { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync, realpathSync } = builtin(
+  'node:fs',
+) as typeof Fs;
 const { dirname, join } = builtin('node:path') as typeof Path;
 const { Script } = builtin('node:vm') as typeof Vm;
 const { createRequire } = builtin('node:module') as typeof Module;
 
 const trusted = (st: Fs.Stats, kind: 'dir' | 'file'): boolean =>
-  (kind === 'dir' ? st.isDirectory() : st.isFile()) && st.uid === process.geteuid?.() && (st.mode & 0o022) === 0;
+  (kind === 'dir' ? st.isDirectory() : st.isFile()) &&
+  st.uid === process.geteuid?.() &&
+  (st.mode & 0o022) === 0;
 
 function readCache(dir: string, file: string): Buffer | undefined {
   try {
@@ -54,7 +58,9 @@ function writeCache(dir: string, file: string, data: Buffer): void {
 }
 
 const dir = process.env['FABRIK_OVS_CODE_CACHE_DIR'] ?? DEFAULT_CODE_CACHE_DIR;
-const command = /^[A-Z]{1,16}$/.test(process.env['CNI_COMMAND'] ?? '') ? (process.env['CNI_COMMAND'] ?? '') : 'OTHER';
+const command = /^[A-Z]{1,16}$/.test(process.env['CNI_COMMAND'] ?? '')
+  ? (process.env['CNI_COMMAND'] ?? '')
+  : 'OTHER';
 const file = join(dir, `${__FABRIK_OVS_PAYLOAD_HASH__}-${process.version}-${process.arch}-${command}.bin`);
 const useCache = dir !== 'off';
 const cachedData = useCache ? readCache(dir, file) : undefined;
@@ -67,4 +73,10 @@ if (useCache && (!cachedData || script.cachedDataRejected)) {
   process.once('exit', (code) => code === 0 && writeCache(dir, file, script.createCachedData()));
 }
 const mod = { exports: {} };
-(script.runInThisContext() as (...args: unknown[]) => void)(mod.exports, createRequire(filename), mod, filename, dirname(filename));
+(script.runInThisContext() as (...args: unknown[]) => void)(
+  mod.exports,
+  createRequire(filename),
+  mod,
+  filename,
+  dirname(filename),
+);

@@ -16,7 +16,11 @@ async function main(): Promise<number> {
   const env = process.env;
   const deps = async () => ({ env, openOvs: (await import('./ovs-session.js')).openOvsSession });
   let out = '';
-  const code = await runPlugin(fabrikOvsPlugin(deps), { versions: SPEC_VERSIONS }, { env, stdin: await readStdin(), stdout: (t) => (out += t) });
+  const code = await runPlugin(
+    fabrikOvsPlugin(deps),
+    { versions: SPEC_VERSIONS },
+    { env, stdin: await readStdin(), stdout: (t) => (out += t) },
+  );
   await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
   return code;
 }

@@ -14,7 +14,11 @@ describe('names', () => {
   });
 
   it('round-trips the alias', () => {
-    expect(parseHostVethAlias(hostVethAlias('n1', 'c.1', 'net1'))).toEqual({ network: 'n1', containerId: 'c.1', ifname: 'net1' });
+    expect(parseHostVethAlias(hostVethAlias('n1', 'c.1', 'net1'))).toEqual({
+      network: 'n1',
+      containerId: 'c.1',
+      ifname: 'net1',
+    });
     expect(parseHostVethAlias('something else')).toBeUndefined();
   });
 });

@@ -12,7 +12,9 @@ export const HOST_VETH_PREFIX = 'fovs';
  * it without a cache; 44 bits make a collision between live attachments negligible.
  */
 export function hostVethName(containerId: string, ifname: string): string {
-  return HOST_VETH_PREFIX + createHash('sha256').update(`${containerId}/${ifname}`).digest('hex').slice(0, 11);
+  return (
+    HOST_VETH_PREFIX + createHash('sha256').update(`${containerId}/${ifname}`).digest('hex').slice(0, 11)
+  );
 }
 
 /** A random locally administered unicast MAC (02:xx:...). */
@@ -31,7 +33,9 @@ export function hostVethAlias(network: string, containerId: string, ifname: stri
 }
 
 /** The inverse of {@link hostVethAlias}; undefined for any other alias. */
-export function parseHostVethAlias(alias: string): { network: string; containerId: string; ifname: string } | undefined {
+export function parseHostVethAlias(
+  alias: string,
+): { network: string; containerId: string; ifname: string } | undefined {
   const m = /^fabrik:cni-ovs:([^:]+):([^:]+):(.+)$/.exec(alias);
   return m ? { network: m[1] ?? '', containerId: m[2] ?? '', ifname: m[3] ?? '' } : undefined;
 }

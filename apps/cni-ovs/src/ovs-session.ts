@@ -23,7 +23,9 @@ import { CniError, CniErrorCode } from './skel/index.js';
  * with `fabrik-owner=cni-ovs`; netcore refuses to change or delete rows without an owner mark.
  */
 export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
-  const client = await mapOvsErrors(conf, () => connectOvsdb(conf.ovsdbSocket, { timeoutMs: conf.ovsdbTimeoutMs, reconnect: false }));
+  const client = await mapOvsErrors(conf, () =>
+    connectOvsdb(conf.ovsdbSocket, { timeoutMs: conf.ovsdbTimeoutMs, reconnect: false }),
+  );
   const call = <T>(fn: () => Promise<T>) => mapOvsErrors(conf, fn);
   return {
     addPort: async ({ bridge, name, vlan, externalIds }) => {
@@ -36,7 +38,10 @@ export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
           ...(vlan.trunks !== undefined ? { trunks: [...vlan.trunks] } : {}),
           ...(vlan.vlanMode !== undefined ? { vlanMode: vlan.vlanMode } : {}),
           externalIds,
-          interfaceExternalIds: { [PortIds.containerId]: externalIds[PortIds.containerId] ?? '', [PortIds.ifname]: externalIds[PortIds.ifname] ?? '' },
+          interfaceExternalIds: {
+            [PortIds.containerId]: externalIds[PortIds.containerId] ?? '',
+            [PortIds.ifname]: externalIds[PortIds.ifname] ?? '',
+          },
         }),
       );
     },
@@ -46,26 +51,31 @@ export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
       } catch (e) {
         // The database answered; ovs-vswitchd did not attach the interface in time (busy or down).
         if (e instanceof CniError && e.code === CniErrorCode.tryAgainLater && isOvsdbTimeoutError(e.cause)) {
-          throw new CniError(CniErrorCode.tryAgainLater, `ovs-vswitchd gave interface ${name} no ofport within ${timeoutMs} ms (is it running?)`, undefined, { cause: e.cause });
+          throw new CniError(
+            CniErrorCode.tryAgainLater,
+            `ovs-vswitchd gave interface ${name} no ofport within ${timeoutMs} ms (is it running?)`,
+            undefined,
+            { cause: e.cause },
+          );
         }
         throw e;
       }
     },
     deletePort: (name) => call(() => deletePort(client, name)),
     findPorts: async (network) => {
-      const ports = await call(() => findPorts(client, { [PortIds.owner]: OWNER, [PortIds.network]: network }));
-      return ports.map(
-        (p): AttachedPort => ({
-          name: p.name,
-          bridge: p.bridge,
-          ...(p.tag !== undefined ? { tag: p.tag } : {}),
-          trunks: p.trunks,
-          ...(p.vlanMode !== undefined ? { vlanMode: p.vlanMode } : {}),
-          externalIds: p.externalIds,
-          ...(p.interface.ofport !== undefined ? { ofport: p.interface.ofport } : {}),
-          ...(p.interface.error !== undefined ? { error: p.interface.error } : {}),
-        }),
+      const ports = await call(() =>
+        findPorts(client, { [PortIds.owner]: OWNER, [PortIds.network]: network }),
       );
+      return ports.map((p): AttachedPort => ({
+        name: p.name,
+        bridge: p.bridge,
+        ...(p.tag !== undefined ? { tag: p.tag } : {}),
+        trunks: p.trunks,
+        ...(p.vlanMode !== undefined ? { vlanMode: p.vlanMode } : {}),
+        externalIds: p.externalIds,
+        ...(p.interface.ofport !== undefined ? { ofport: p.interface.ofport } : {}),
+        ...(p.interface.error !== undefined ? { error: p.interface.error } : {}),
+      }));
     },
     bridgeExists: async (name) => {
       const [res] = await call(() => client.transact(where('Bridge', ['name', '==', name]).select('_uuid')));
@@ -83,11 +93,31 @@ async function mapOvsErrors<T>(conf: NetConf, fn: () => Promise<T>): Promise<T> 
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     if (isOvsdbConnectionError(e) || isOvsdbTimeoutError(e)) {
-      throw new CniError(CniErrorCode.tryAgainLater, `OVSDB ${conf.ovsdbSocket} is not reachable: ${why}`, undefined, { cause: e });
+      throw new CniError(
+        CniErrorCode.tryAgainLater,
+        `OVSDB ${conf.ovsdbSocket} is not reachable: ${why}`,
+        undefined,
+        { cause: e },
+      );
     }
-    if (isOvsInterfaceError(e)) throw new CniError(PluginErrorCode.ovsInterface, `OVS rejected the interface: ${why}`, undefined, { cause: e });
-    if (isOvsdbNotFoundError(e) && e.table === 'Bridge') throw new CniError(CniErrorCode.invalidNetworkConfig, `invalid network config: bridge: ${why} on this node`, undefined, { cause: e });
-    if (isOvsdbOwnershipError(e)) throw new CniError(CniErrorCode.internal, `refusing to touch an OVS row fabrik-ovs did not create: ${why}`, undefined, { cause: e });
+    if (isOvsInterfaceError(e))
+      throw new CniError(PluginErrorCode.ovsInterface, `OVS rejected the interface: ${why}`, undefined, {
+        cause: e,
+      });
+    if (isOvsdbNotFoundError(e) && e.table === 'Bridge')
+      throw new CniError(
+        CniErrorCode.invalidNetworkConfig,
+        `invalid network config: bridge: ${why} on this node`,
+        undefined,
+        { cause: e },
+      );
+    if (isOvsdbOwnershipError(e))
+      throw new CniError(
+        CniErrorCode.internal,
+        `refusing to touch an OVS row fabrik-ovs did not create: ${why}`,
+        undefined,
+        { cause: e },
+      );
     throw e;
   }
 }

@@ -6,6 +6,10 @@ describe('vlanSettings', () => {
     expect(vlanSettings({ vlan: 0, trunks: [] })).toEqual({});
     expect(vlanSettings({ vlan: 100, trunks: [] })).toEqual({ tag: 100, vlanMode: 'access' });
     expect(vlanSettings({ vlan: 0, trunks: [10, 20] })).toEqual({ trunks: [10, 20], vlanMode: 'trunk' });
-    expect(vlanSettings({ vlan: 5, trunks: [10] })).toEqual({ tag: 5, trunks: [10], vlanMode: 'native-untagged' });
+    expect(vlanSettings({ vlan: 5, trunks: [10] })).toEqual({
+      tag: 5,
+      trunks: [10],
+      vlanMode: 'native-untagged',
+    });
   });
 });

@@ -35,7 +35,12 @@ export interface AttachedPort {
 }
 
 export interface OvsSession {
-  addPort(spec: { bridge: string; name: string; vlan: VlanSettings; externalIds: Record<string, string> }): Promise<void>;
+  addPort(spec: {
+    bridge: string;
+    name: string;
+    vlan: VlanSettings;
+    externalIds: Record<string, string>;
+  }): Promise<void>;
   /** Resolves with the ofport; throws CniError when the interface's `error` column is set or time runs out. */
   waitForOfport(name: string, timeoutMs: number): Promise<number>;
   /** Deletes a port this plugin owns; false when there is none. */
@@ -54,7 +59,9 @@ export type OpenOvs = (conf: NetConf) => Promise<OvsSession>;
  */
 export function vlanSettings(conf: Pick<NetConf, 'vlan' | 'trunks'>): VlanSettings {
   if (conf.trunks.length > 0) {
-    return conf.vlan > 0 ? { tag: conf.vlan, trunks: conf.trunks, vlanMode: 'native-untagged' } : { trunks: conf.trunks, vlanMode: 'trunk' };
+    return conf.vlan > 0
+      ? { tag: conf.vlan, trunks: conf.trunks, vlanMode: 'native-untagged' }
+      : { trunks: conf.trunks, vlanMode: 'trunk' };
   }
   return conf.vlan > 0 ? { tag: conf.vlan, vlanMode: 'access' } : {};
 }

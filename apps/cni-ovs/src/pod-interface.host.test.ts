@@ -11,7 +11,8 @@ afterEach(async () => {
   ns = undefined;
 });
 
-const json = async (n: TempNetns, ...args: string[]): Promise<Array<Record<string, unknown>>> => JSON.parse((await n.ip('-j', ...args)) || '[]') as Array<Record<string, unknown>>;
+const json = async (n: TempNetns, ...args: string[]): Promise<Array<Record<string, unknown>>> =>
+  JSON.parse((await n.ip('-j', ...args)) || '[]') as Array<Record<string, unknown>>;
 
 describe('Pod interface configuration (host kernel)', () => {
   it('sets arp_notify, then addresses, link up and routes with the 1.1.0 attributes', async () => {
@@ -35,9 +36,20 @@ describe('Pod interface configuration (host kernel)', () => {
     );
     const [link] = await json(ns, 'addr', 'show', 'net1');
     expect(link?.['flags']).toContain('UP');
-    expect(link?.['addr_info']).toEqual(expect.arrayContaining([expect.objectContaining({ local: '10.41.0.5' }), expect.objectContaining({ local: 'fd41::5', nodad: true })]));
-    expect(await json(ns, '-4', 'route', 'show', '10.42.0.0/16')).toEqual([expect.objectContaining({ gateway: '10.41.0.1', metric: 9, metrics: [{ mtu: 1400, advmss: 1360 }] })]);
-    expect(await json(ns, '-4', 'route', 'show', 'table', '100')).toEqual([expect.objectContaining({ dst: '10.43.0.0/24', gateway: '10.41.0.254', dev: 'net1' })]);
-    expect(await json(ns, '-6', 'route', 'show', 'default')).toEqual([expect.objectContaining({ gateway: 'fd41::1', dev: 'net1' })]);
+    expect(link?.['addr_info']).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ local: '10.41.0.5' }),
+        expect.objectContaining({ local: 'fd41::5', nodad: true }),
+      ]),
+    );
+    expect(await json(ns, '-4', 'route', 'show', '10.42.0.0/16')).toEqual([
+      expect.objectContaining({ gateway: '10.41.0.1', metric: 9, metrics: [{ mtu: 1400, advmss: 1360 }] }),
+    ]);
+    expect(await json(ns, '-4', 'route', 'show', 'table', '100')).toEqual([
+      expect.objectContaining({ dst: '10.43.0.0/24', gateway: '10.41.0.254', dev: 'net1' }),
+    ]);
+    expect(await json(ns, '-6', 'route', 'show', 'default')).toEqual([
+      expect.objectContaining({ gateway: 'fd41::1', dev: 'net1' }),
+    ]);
   });
 });

@@ -3,7 +3,8 @@ import { batchOpArgs } from '@fabrik/netcore/netlink';
 import { podInterfaceOps, type PodAddress, type PodRoute } from './pod-interface.js';
 import { CniError, CniErrorCode } from './skel/index.js';
 
-const lines = (addresses: readonly PodAddress[], routes: readonly PodRoute[]): string[] => podInterfaceOps('net1', addresses, routes).map((op) => batchOpArgs(op).join(' '));
+const lines = (addresses: readonly PodAddress[], routes: readonly PodRoute[]): string[] =>
+  podInterfaceOps('net1', addresses, routes).map((op) => batchOpArgs(op).join(' '));
 
 describe('podInterfaceOps', () => {
   it('adds addresses (IPv6 without DAD), brings the link up, then adds routes with the gateway of their family', () => {
@@ -30,15 +31,27 @@ describe('podInterfaceOps', () => {
   });
 
   it('routes without a gateway of their family go to the device', () => {
-    expect(lines([{ cidr: '10.0.0.5/24' }], [{ dst: '10.8.0.0/16' }])).toEqual(['addr add 10.0.0.5/24 dev net1', 'link set dev net1 up', 'route add 10.8.0.0/16 dev net1']);
+    expect(lines([{ cidr: '10.0.0.5/24' }], [{ dst: '10.8.0.0/16' }])).toEqual([
+      'addr add 10.0.0.5/24 dev net1',
+      'link set dev net1 up',
+      'route add 10.8.0.0/16 dev net1',
+    ]);
   });
 
   it.each<[PodAddress[], PodRoute[], string]>([
     [[{ cidr: '10.0.0.5' }], [], 'ips[0].address "10.0.0.5"'],
     [[{ cidr: '10.0.0.5/24 dev lo' }], [], 'ips[0].address "10.0.0.5/24 dev lo"'],
-    [[{ cidr: '10.0.0.5/24' }, { cidr: '10.0.1.5/24', gateway: '10.0.1.1 x' }], [], 'ips[1].gateway "10.0.1.1 x"'],
+    [
+      [{ cidr: '10.0.0.5/24' }, { cidr: '10.0.1.5/24', gateway: '10.0.1.1 x' }],
+      [],
+      'ips[1].gateway "10.0.1.1 x"',
+    ],
     [[{ cidr: '10.0.0.5/24' }], [{ dst: '10.8.0.0/16\nlink' }], 'routes[0].dst "10.8.0.0/16\\nlink"'],
-    [[{ cidr: '10.0.0.5/24' }], [{ dst: '10.8.0.0/16' }, { dst: '10.9.0.0/16', gw: 'x' }], 'routes[1].gw "x"'],
+    [
+      [{ cidr: '10.0.0.5/24' }],
+      [{ dst: '10.8.0.0/16' }, { dst: '10.9.0.0/16', gw: 'x' }],
+      'routes[1].gw "x"',
+    ],
     [[{ cidr: '10.0.0.5/24' }], [{ dst: '10.8.0.0/16', priority: -1 }], 'routes[0].priority -1'],
     [[{ cidr: '10.0.0.5/24' }], [{ dst: '10.8.0.0/16', mtu: 1e6 }], 'routes[0].mtu 1000000'],
     [[{ cidr: '10.0.0.5/24' }], [{ dst: '10.8.0.0/16', scope: 256 }], 'routes[0].scope 256'],

@@ -1,6 +1,13 @@
 import { access } from 'node:fs/promises';
 import type { z } from 'zod';
-import { AddressSpecSchema, RouteSpecSchema, createNetlink, isLinkNotFoundError, isObjectExistsError, type NetlinkBatchOp } from '@fabrik/netcore/netlink';
+import {
+  AddressSpecSchema,
+  RouteSpecSchema,
+  createNetlink,
+  isLinkNotFoundError,
+  isObjectExistsError,
+  type NetlinkBatchOp,
+} from '@fabrik/netcore/netlink';
 import { IpAddress } from '@fabrik/api';
 import { CniError, CniErrorCode } from './skel/index.js';
 
@@ -42,7 +49,9 @@ export async function assertNetnsExists(netnsPath: string): Promise<void> {
   try {
     await access(netnsPath);
   } catch (e) {
-    throw new CniError(CniErrorCode.invalidEnvironment, `CNI_NETNS ${netnsPath} does not exist`, undefined, { cause: e });
+    throw new CniError(CniErrorCode.invalidEnvironment, `CNI_NETNS ${netnsPath} does not exist`, undefined, {
+      cause: e,
+    });
   }
 }
 
@@ -60,11 +69,21 @@ export async function vethAdd(spec: VethSpec): Promise<void> {
       up: true,
       alias: spec.alias,
       ...(spec.mtu !== undefined ? { mtu: spec.mtu } : {}),
-      peer: { name: spec.podName, mac: spec.podMac, netns: spec.netnsPath, ...(spec.mtu !== undefined ? { mtu: spec.mtu } : {}) },
+      peer: {
+        name: spec.podName,
+        mac: spec.podMac,
+        netns: spec.netnsPath,
+        ...(spec.mtu !== undefined ? { mtu: spec.mtu } : {}),
+      },
     });
   } catch (e) {
     if (isObjectExistsError(e)) {
-      throw new CniError(CniErrorCode.internal, `interface ${spec.hostName} (host) or ${spec.podName} (in ${spec.netnsPath}) already exists`, (e as Error).message, { cause: e });
+      throw new CniError(
+        CniErrorCode.internal,
+        `interface ${spec.hostName} (host) or ${spec.podName} (in ${spec.netnsPath}) already exists`,
+        (e as Error).message,
+        { cause: e },
+      );
     }
     throw e;
   }
@@ -94,7 +113,12 @@ export async function enableArpNotify(netnsPath: string, ifname: string): Promis
  * Configures the Pod end in one process: addresses, link up, routes (see {@link podInterfaceOps}).
  * Equivalent to: `ip -batch -` with `addr add ...`, `link set dev IF up`, `route add ...` in the Pod netns.
  */
-export async function configurePodInterface(netnsPath: string, ifname: string, addresses: readonly PodAddress[], routes: readonly PodRoute[]): Promise<void> {
+export async function configurePodInterface(
+  netnsPath: string,
+  ifname: string,
+  addresses: readonly PodAddress[],
+  routes: readonly PodRoute[],
+): Promise<void> {
   await createNetlink({ netns: netnsPath }).batch(podInterfaceOps(ifname, addresses, routes));
 }
 
@@ -108,11 +132,19 @@ const CNI_ROUTE_FIELD: Readonly<Record<string, string>> = { via: 'gw', metric: '
  * own schemas, so that a bad one is a CNI error naming the IPAM field (`routes[1].gw`) rather
  * than a netlink error naming a batch operation.
  */
-export function podInterfaceOps(ifname: string, addresses: readonly PodAddress[], routes: readonly PodRoute[]): NetlinkBatchOp[] {
+export function podInterfaceOps(
+  ifname: string,
+  addresses: readonly PodAddress[],
+  routes: readonly PodRoute[],
+): NetlinkBatchOp[] {
   const ops: NetlinkBatchOp[] = [];
   addresses.forEach((a, i) => {
     if (a.gateway !== undefined) ipamValue(IpAddress, a.gateway, `ips[${i}].gateway`);
-    const address = ipamValue(AddressSpecSchema, { address: a.cidr, ...(a.cidr.includes(':') ? { nodad: true } : {}) }, `ips[${i}]`);
+    const address = ipamValue(
+      AddressSpecSchema,
+      { address: a.cidr, ...(a.cidr.includes(':') ? { nodad: true } : {}) },
+      `ips[${i}]`,
+    );
     ops.push({ op: 'addrAdd', dev: ifname, address });
   });
   ops.push({ op: 'linkSetUp', name: ifname });
@@ -135,14 +167,22 @@ export function podInterfaceOps(ifname: string, addresses: readonly PodAddress[]
 }
 
 /** Parses one value of the IPAM result; a bad one throws a CNI error naming its field and value. */
-function ipamValue<T>(schema: z.ZodType<T>, value: unknown, field: string, fieldNames: Readonly<Record<string, string>> = {}): T {
+function ipamValue<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  field: string,
+  fieldNames: Readonly<Record<string, string>> = {},
+): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const key = issue?.path[0];
   const bad = typeof key === 'string' ? (value as Record<string, unknown>)[key] : value;
   const name = typeof key === 'string' ? `${field}.${fieldNames[key] ?? key}` : field;
-  throw new CniError(CniErrorCode.internal, `IPAM result: invalid ${name} ${JSON.stringify(bad)}: ${issue?.message ?? 'invalid'}`);
+  throw new CniError(
+    CniErrorCode.internal,
+    `IPAM result: invalid ${name} ${JSON.stringify(bad)}: ${issue?.message ?? 'invalid'}`,
+  );
 }
 
 export interface PodLinkState {
@@ -158,7 +198,13 @@ export interface PodLinkState {
 export async function podLinkGet(netnsPath: string, ifname: string): Promise<PodLinkState | undefined> {
   try {
     const link = await createNetlink({ netns: netnsPath }).linkGet(ifname);
-    return { mac: link.spec.mac ?? '', mtu: link.spec.mtu, up: link.spec.up, kind: link.spec.kind, addresses: (link.addresses ?? []).map((a) => a.address) };
+    return {
+      mac: link.spec.mac ?? '',
+      mtu: link.spec.mtu,
+      up: link.spec.up,
+      kind: link.spec.kind,
+      addresses: (link.addresses ?? []).map((a) => a.address),
+    };
   } catch (e) {
     if (isLinkNotFoundError(e)) return undefined;
     throw e;

@@ -22,7 +22,8 @@ beforeAll(async () => {
   ovs = await startOvs();
   await ovs.addBridge(bridge);
   rootfs = join(sb.dir, 'rootfs');
-  for (const d of ['bin', 'etc', 'proc', 'sys', 'dev', 'tmp']) await mkdir(join(rootfs, d), { recursive: true });
+  for (const d of ['bin', 'etc', 'proc', 'sys', 'dev', 'tmp'])
+    await mkdir(join(rootfs, d), { recursive: true });
   await copyFile('/bin/busybox', join(rootfs, 'bin', 'busybox'));
   const conf = join(sb.dir, 'containers.conf');
   await writeFile(
@@ -60,26 +61,61 @@ beforeAll(async () => {
       ],
     }),
   );
-  podmanEnv = { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', CONTAINERS_CONF: conf, HOME: sb.dir, FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir };
-  podmanArgs = ['--root', join(sb.dir, 'root'), '--runroot', join(sb.dir, 'runroot'), '--storage-driver', 'vfs', '--tmpdir', join(sb.dir, 'ptmp')];
+  podmanEnv = {
+    PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+    CONTAINERS_CONF: conf,
+    HOME: sb.dir,
+    FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
+  };
+  podmanArgs = [
+    '--root',
+    join(sb.dir, 'root'),
+    '--runroot',
+    join(sb.dir, 'runroot'),
+    '--storage-driver',
+    'vfs',
+    '--tmpdir',
+    join(sb.dir, 'ptmp'),
+  ];
 }, 660_000);
 
 afterAll(async () => {
-  await runCommand('podman', [...podmanArgs, 'rm', '-af', '-t', '0'], { env: podmanEnv }).catch(() => undefined);
+  await runCommand('podman', [...podmanArgs, 'rm', '-af', '-t', '0'], { env: podmanEnv }).catch(
+    () => undefined,
+  );
   await ovs?.stop();
   await sb?.remove();
 });
 
-const podman = async (...args: string[]) => (await runCommand('podman', [...podmanArgs, ...args], { env: podmanEnv, timeoutMs: 60_000 })).stdout;
+const podman = async (...args: string[]) =>
+  (await runCommand('podman', [...podmanArgs, ...args], { env: podmanEnv, timeoutMs: 60_000 })).stdout;
 
 async function ports(): Promise<string[]> {
-  const out = await ovs.vsctl('--format=json', '--columns=name', 'find', 'Port', `external_ids:fabrik-cni-network=${net}`);
+  const out = await ovs.vsctl(
+    '--format=json',
+    '--columns=name',
+    'find',
+    'Port',
+    `external_ids:fabrik-cni-network=${net}`,
+  );
   return (JSON.parse(out) as { data: string[][] }).data.map((r) => r[0] ?? '');
 }
 
 describe('through podman (CNI backend)', () => {
   it('attaches a container with the requested IP, MAC and interface name and cleans up on removal', async () => {
-    const out = await podman('run', '--rm', '--network', `${net}:ip=10.55.0.77,mac=02:12:34:56:78:9a,interface_name=net1`, '--rootfs', rootfs, '/bin/busybox', 'ip', 'addr', 'show', 'net1');
+    const out = await podman(
+      'run',
+      '--rm',
+      '--network',
+      `${net}:ip=10.55.0.77,mac=02:12:34:56:78:9a,interface_name=net1`,
+      '--rootfs',
+      rootfs,
+      '/bin/busybox',
+      'ip',
+      'addr',
+      'show',
+      'net1',
+    );
     expect(out).toContain('link/ether 02:12:34:56:78:9a');
     expect(out).toContain('inet 10.55.0.77/24');
     expect(await ports()).toEqual([]);
@@ -87,12 +123,36 @@ describe('through podman (CNI backend)', () => {
   });
 
   it('two containers on the network ping each other; removing them leaves no port, veth or IP', async () => {
-    const server = await podman('run', '-d', '--network', `${net}:ip=10.55.0.10`, '--rootfs', rootfs, '/bin/busybox', 'sleep', '60');
+    const server = await podman(
+      'run',
+      '-d',
+      '--network',
+      `${net}:ip=10.55.0.10`,
+      '--rootfs',
+      rootfs,
+      '/bin/busybox',
+      'sleep',
+      '60',
+    );
     const id = server.trim();
     const serverPorts = await ports();
     expect(serverPorts).toHaveLength(1);
     expect(await hostVeths()).toEqual(expect.arrayContaining(serverPorts));
-    const out = await podman('run', '--rm', '--network', net, '--rootfs', rootfs, '/bin/busybox', 'ping', '-c', '2', '-W', '2', '10.55.0.10');
+    const out = await podman(
+      'run',
+      '--rm',
+      '--network',
+      net,
+      '--rootfs',
+      rootfs,
+      '/bin/busybox',
+      'ping',
+      '-c',
+      '2',
+      '-W',
+      '2',
+      '10.55.0.10',
+    );
     expect(out).toContain('2 packets received');
     await podman('rm', '-f', '-t', '0', id);
     expect(await ports()).toEqual([]);

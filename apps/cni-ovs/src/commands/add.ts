@@ -1,10 +1,16 @@
 import { loadNetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
-import { execIpam, type IpamCall } from '../ipam.js';
+import { execIpam, ipamCallOf, type IpamCall } from '../ipam.js';
 import { removeAttachment, writeAttachment } from '../cache.js';
 import { hostVethAlias, hostVethName, randomMac } from '../names.js';
 import { PortIds, vlanSettings } from '../ovs.js';
-import { assertNetnsExists, configurePodInterface, enableArpNotify, hostLinkDel, vethAdd } from '../pod-interface.js';
+import {
+  assertNetnsExists,
+  configurePodInterface,
+  enableArpNotify,
+  hostLinkDel,
+  vethAdd,
+} from '../pod-interface.js';
 import { Rollback } from '../rollback.js';
 import { CniError, CniErrorCode, type CmdArgs, type CniIpConfig, type CniResult } from '../skel/index.js';
 import type { PluginDeps } from './context.js';
@@ -21,18 +27,8 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
   const hostName = hostVethName(args.containerId, args.ifname);
   const hostMac = randomMac();
   const podMac = conf.mac ?? randomMac();
-  const ipamCall = (command: IpamCall['command']): IpamCall => ({
-    type: conf.ipamType ?? '',
-    command,
-    stdinData: args.stdinData,
-    cniVersion: args.cniVersion,
-    containerId: args.containerId,
-    netns: args.netns,
-    ifname: args.ifname,
-    cniArgs: args.args,
-    path: args.path,
-    env: deps.env,
-  });
+  const ipamCall = (command: IpamCall['command']): IpamCall =>
+    ipamCallOf(conf.ipamType ?? '', command, args, deps.env);
   if (!conf.ipamType) staticAddresses(conf.ips);
 
   const rollback = new Rollback();
@@ -66,7 +62,15 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
       await port.waitForOfport(hostName, conf.ofportTimeoutMs);
     };
     const attach = (async () => {
-      await vethAdd({ hostName, hostMac, podName: args.ifname, podMac, netnsPath: args.netns, alias: hostVethAlias(conf.name, args.containerId, args.ifname), ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}) });
+      await vethAdd({
+        hostName,
+        hostMac,
+        podName: args.ifname,
+        podMac,
+        netnsPath: args.netns,
+        alias: hostVethAlias(conf.name, args.containerId, args.ifname),
+        ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}),
+      });
       rollback.onFailure(`veth ${hostName}`, () => hostLinkDel(hostName));
       // Both settle before a failure propagates, so every undo step is registered before rollback runs.
       await settleAll([enableArpNotify(args.netns, args.ifname), connectPort()]);
@@ -79,13 +83,20 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
     const result: CniResult = {
       interfaces: [
         { name: hostName, mac: hostMac, ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}) },
-        { name: args.ifname, mac: podMac, ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}), sandbox: args.netns },
+        {
+          name: args.ifname,
+          mac: podMac,
+          ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}),
+          sandbox: args.netns,
+        },
       ],
       ips: ips.map((ip) => ({ ...ip, interface: 1 })),
       routes,
       dns: ipamResult?.dns ?? {},
     };
-    rollback.onFailure('cache record', () => removeAttachment(conf.cacheDir, conf.name, args.containerId, args.ifname));
+    rollback.onFailure('cache record', () =>
+      removeAttachment(conf.cacheDir, conf.name, args.containerId, args.ifname),
+    );
     const record = writeAttachment(conf.cacheDir, {
       version: 1,
       network: conf.name,
@@ -99,16 +110,27 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
       result,
     });
     await settleAll([
-      configurePodInterface(args.netns, args.ifname, ips.map((ip) => ({ cidr: ip.address, ...(ip.gateway ? { gateway: ip.gateway } : {}) })), routes),
+      configurePodInterface(
+        args.netns,
+        args.ifname,
+        ips.map((ip) => ({ cidr: ip.address, ...(ip.gateway ? { gateway: ip.gateway } : {}) })),
+        routes,
+      ),
       record,
     ]);
     return result;
   } catch (e) {
     const leftovers = await rollback.run();
     if (leftovers.length > 0 && e instanceof CniError) {
-      throw new CniError(e.code, e.message, [e.details, `rollback failed: ${leftovers.join('; ')}`].filter(Boolean).join('; '), { cause: e });
+      throw new CniError(
+        e.code,
+        e.message,
+        [e.details, `rollback failed: ${leftovers.join('; ')}`].filter(Boolean).join('; '),
+        { cause: e },
+      );
     }
-    if (leftovers.length > 0) throw new Error(`${(e as Error).message}; rollback failed: ${leftovers.join('; ')}`, { cause: e });
+    if (leftovers.length > 0)
+      throw new Error(`${(e as Error).message}; rollback failed: ${leftovers.join('; ')}`, { cause: e });
     throw e;
   } finally {
     (await session.catch(() => undefined))?.close();
@@ -116,17 +138,25 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
 }
 
 /** Like Promise.all, but waits for every promise to settle before rejecting with the first failure. */
-async function settleAll<T extends readonly unknown[]>(promises: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+async function settleAll<T extends readonly unknown[]>(
+  promises: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
   const outcomes = await Promise.allSettled(promises);
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failed) throw failed.reason;
-  return outcomes.map((o) => (o as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+  return outcomes.map((o) => (o as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
 }
 
 /** Without IPAM, requested IPs (runtimeConfig.ips, args.cni.ips, CNI_ARGS IP) are used as they are: they need a prefix length. */
 function staticAddresses(ips: readonly string[]): string[] {
   for (const ip of ips) {
-    if (!ip.includes('/')) throw new CniError(CniErrorCode.invalidNetworkConfig, `invalid network config: runtimeConfig.ips: ${ip} needs a prefix length when there is no ipam`);
+    if (!ip.includes('/'))
+      throw new CniError(
+        CniErrorCode.invalidNetworkConfig,
+        `invalid network config: runtimeConfig.ips: ${ip} needs a prefix length when there is no ipam`,
+      );
   }
   return [...ips];
 }

@@ -1,5 +1,5 @@
 import { loadNetConf } from '../config.js';
-import { execIpam } from '../ipam.js';
+import { execIpam, ipamCallOf } from '../ipam.js';
 import { readAttachment, removeAttachment } from '../cache.js';
 import { hostVethName } from '../names.js';
 import { hostLinkDel } from '../pod-interface.js';
@@ -39,20 +39,7 @@ export async function cmdDel(args: CmdArgs, deps: PluginDeps): Promise<void> {
     })(),
   ];
   if (conf.ipamType) {
-    steps.push(
-      execIpam({
-        type: conf.ipamType,
-        command: 'DEL',
-        stdinData: args.stdinData,
-        cniVersion: args.cniVersion,
-        containerId: args.containerId,
-        netns: args.netns,
-        ifname: args.ifname,
-        cniArgs: args.args,
-        path: args.path,
-        env: deps.env,
-      }),
-    );
+    steps.push(execIpam(ipamCallOf(conf.ipamType, 'DEL', args, deps.env)));
   }
   const outcomes = await Promise.allSettled(steps);
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');

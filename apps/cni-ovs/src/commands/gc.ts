@@ -15,12 +15,23 @@ import type { PluginDeps } from './context.js';
 export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
   const conf = loadNetConf(args.config, args.args, args.cniVersion);
   if (!conf.validAttachments) {
-    throw new CniError(CniErrorCode.invalidNetworkConfig, 'invalid network config: cni.dev/valid-attachments: required for GC');
+    throw new CniError(
+      CniErrorCode.invalidNetworkConfig,
+      'invalid network config: cni.dev/valid-attachments: required for GC',
+    );
   }
   const key = (containerId: string, ifname: string) => `${containerId}\n${ifname}`;
   const valid = new Set(conf.validAttachments.map((a) => key(a.containerID, a.ifname)));
 
-  type Stale = { containerId: string; ifname: string; hostIfname?: string; port?: string; stdinData?: string; cniArgs?: string; netns?: string };
+  type Stale = {
+    containerId: string;
+    ifname: string;
+    hostIfname?: string;
+    port?: string;
+    stdinData?: string;
+    cniArgs?: string;
+    netns?: string;
+  };
   const stale = new Map<string, Stale>();
   const note = (s: Stale) => {
     const k = key(s.containerId, s.ifname);
@@ -36,10 +47,18 @@ export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
     }
     for (const v of await hostVethList(HOST_VETH_PREFIX)) {
       const owner = v.alias ? parseHostVethAlias(v.alias) : undefined;
-      if (owner?.network === conf.name) note({ containerId: owner.containerId, ifname: owner.ifname, hostIfname: v.name });
+      if (owner?.network === conf.name)
+        note({ containerId: owner.containerId, ifname: owner.ifname, hostIfname: v.name });
     }
     for (const rec of await listAttachments(conf.cacheDir, conf.name)) {
-      note({ containerId: rec.containerId, ifname: rec.ifname, hostIfname: rec.hostIfname, stdinData: rec.stdinData, cniArgs: rec.cniArgs, netns: rec.netns });
+      note({
+        containerId: rec.containerId,
+        ifname: rec.ifname,
+        hostIfname: rec.hostIfname,
+        stdinData: rec.stdinData,
+        cniArgs: rec.cniArgs,
+        netns: rec.netns,
+      });
     }
 
     const errors: string[] = [];
@@ -68,7 +87,12 @@ export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
         errors.push(`${s.containerId}/${s.ifname}: ${(e as Error).message}`);
       }
     }
-    if (errors.length > 0) throw new CniError(CniErrorCode.internal, `GC could not remove ${errors.length} attachment(s)`, errors.join('; '));
+    if (errors.length > 0)
+      throw new CniError(
+        CniErrorCode.internal,
+        `GC could not remove ${errors.length} attachment(s)`,
+        errors.join('; '),
+      );
   } finally {
     ovs.close();
   }

@@ -17,7 +17,9 @@ export async function cmdStatus(args: CmdArgs, deps: PluginDeps): Promise<void> 
     }
   } catch (e) {
     const why = isCniError(e) || e instanceof Error ? e.message : String(e);
-    throw new CniError(CniErrorCode.pluginNotAvailable, `OVSDB ${conf.ovsdbSocket} is not available`, why, { cause: e });
+    throw new CniError(CniErrorCode.pluginNotAvailable, `OVSDB ${conf.ovsdbSocket} is not available`, why, {
+      cause: e,
+    });
   }
   if (!exists) throw new CniError(CniErrorCode.pluginNotAvailable, `OVS bridge ${bridge} does not exist`);
 }

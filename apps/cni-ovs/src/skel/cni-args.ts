@@ -8,7 +8,11 @@ export function parseCniArgs(text: string): Array<[string, string]> {
     .filter(Boolean)
     .map((pair) => {
       const at = pair.indexOf('=');
-      if (at <= 0) throw new CniError(CniErrorCode.invalidEnvironment, `CNI_ARGS: invalid pair ${JSON.stringify(pair)} (want KEY=VALUE)`);
+      if (at <= 0)
+        throw new CniError(
+          CniErrorCode.invalidEnvironment,
+          `CNI_ARGS: invalid pair ${JSON.stringify(pair)} (want KEY=VALUE)`,
+        );
       return [pair.slice(0, at), pair.slice(at + 1)];
     });
 }

@@ -28,7 +28,10 @@ export class CniError extends Error {
 export const isCniError = (e: unknown): e is CniError => e instanceof CniError;
 
 /** The JSON the spec wants on stdout when a command fails. */
-export function toErrorJson(cniVersion: string, e: unknown): { cniVersion: string; code: number; msg: string; details?: string } {
+export function toErrorJson(
+  cniVersion: string,
+  e: unknown,
+): { cniVersion: string; code: number; msg: string; details?: string } {
   if (isCniError(e)) {
     return { cniVersion, code: e.code, msg: e.message, ...(e.details ? { details: e.details } : {}) };
   }

@@ -20,7 +20,11 @@ function harness(funcs: Partial<PluginFuncs> = {}) {
   const all: PluginFuncs = {
     add: async (a) => {
       calls.push(a);
-      return { interfaces: [{ name: 'net1', mac: '02:00:00:00:00:01', mtu: 1400, sandbox: a.netns }], ips: [{ address: '10.0.0.2/24', gateway: '10.0.0.1', interface: 0 }], routes: [{ dst: '0.0.0.0/0', priority: 5 }] };
+      return {
+        interfaces: [{ name: 'net1', mac: '02:00:00:00:00:01', mtu: 1400, sandbox: a.netns }],
+        ips: [{ address: '10.0.0.2/24', gateway: '10.0.0.1', interface: 0 }],
+        routes: [{ dst: '0.0.0.0/0', priority: 5 }],
+      };
     },
     del: record,
     check: record,
@@ -43,14 +47,20 @@ describe('runPlugin', () => {
     expect(r).toEqual({ code: 0, out: { cniVersion: '0.4.0', supportedVersions: [...SPEC_VERSIONS] } });
   });
 
-  it.each(['CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_PATH'])('fails ADD with code 4 naming a missing %s', async (name) => {
-    const { run, calls } = harness();
-    const r = await run({ ...env('ADD'), [name]: undefined }, '{"cniVersion":"1.0.0","name":"n","type":"t"}');
-    expect(r.code).toBe(1);
-    expect(r.out).toMatchObject({ cniVersion: '1.0.0', code: 4 });
-    expect(String(r.out?.['msg'])).toContain(name);
-    expect(calls).toHaveLength(0);
-  });
+  it.each(['CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_PATH'])(
+    'fails ADD with code 4 naming a missing %s',
+    async (name) => {
+      const { run, calls } = harness();
+      const r = await run(
+        { ...env('ADD'), [name]: undefined },
+        '{"cniVersion":"1.0.0","name":"n","type":"t"}',
+      );
+      expect(r.code).toBe(1);
+      expect(r.out).toMatchObject({ cniVersion: '1.0.0', code: 4 });
+      expect(String(r.out?.['msg'])).toContain(name);
+      expect(calls).toHaveLength(0);
+    },
+  );
 
   it('lets DEL run without CNI_NETNS', async () => {
     const { run, calls } = harness();
@@ -86,8 +96,12 @@ describe('runPlugin', () => {
 
   it('rejects an invalid CNI_IFNAME and CNI_CONTAINERID with code 4', async () => {
     const { run } = harness();
-    expect((await run(env('ADD', { CNI_IFNAME: 'a/b' }), '{"cniVersion":"1.0.0"}')).out).toMatchObject({ code: 4 });
-    expect((await run(env('ADD', { CNI_CONTAINERID: '-x' }), '{"cniVersion":"1.0.0"}')).out).toMatchObject({ code: 4 });
+    expect((await run(env('ADD', { CNI_IFNAME: 'a/b' }), '{"cniVersion":"1.0.0"}')).out).toMatchObject({
+      code: 4,
+    });
+    expect((await run(env('ADD', { CNI_CONTAINERID: '-x' }), '{"cniVersion":"1.0.0"}')).out).toMatchObject({
+      code: 4,
+    });
   });
 
   it('prints a CniError with its code and details', async () => {
@@ -96,7 +110,12 @@ describe('runPlugin', () => {
         throw new CniError(11, 'later', 'db down');
       },
     });
-    expect((await run(env('ADD'), '{"cniVersion":"1.1.0"}')).out).toEqual({ cniVersion: '1.1.0', code: 11, msg: 'later', details: 'db down' });
+    expect((await run(env('ADD'), '{"cniVersion":"1.1.0"}')).out).toEqual({
+      cniVersion: '1.1.0',
+      code: 11,
+      msg: 'later',
+      details: 'db down',
+    });
   });
 
   it.each(SPEC_VERSIONS)('[%s] writes the ADD result in that version', async (v) => {

@@ -77,24 +77,42 @@ export async function runPlugin(funcs: PluginFuncs, options: PluginOptions, io: 
     }
     for (const name of REQUIRED_ENV[command]) {
       if (!io.env[name] && !(name === 'CNI_NETNS' && command === 'DEL')) {
-        throw new CniError(CniErrorCode.invalidEnvironment, `required environment variable ${name} is not set`);
+        throw new CniError(
+          CniErrorCode.invalidEnvironment,
+          `required environment variable ${name} is not set`,
+        );
       }
     }
     const containerId = io.env['CNI_CONTAINERID'] ?? '';
     if (containerId && !CONTAINER_ID.test(containerId)) {
-      throw new CniError(CniErrorCode.invalidEnvironment, `CNI_CONTAINERID ${JSON.stringify(containerId)} is invalid: must start with a letter or digit, then letters, digits, _ . -`);
+      throw new CniError(
+        CniErrorCode.invalidEnvironment,
+        `CNI_CONTAINERID ${JSON.stringify(containerId)} is invalid: must start with a letter or digit, then letters, digits, _ . -`,
+      );
     }
     const ifname = io.env['CNI_IFNAME'] ?? '';
     if (ifname && (!IFNAME.test(ifname) || ifname === '.' || ifname === '..')) {
-      throw new CniError(CniErrorCode.invalidEnvironment, `CNI_IFNAME ${JSON.stringify(ifname)} is invalid: 1-15 characters without '/', ':' or whitespace`);
+      throw new CniError(
+        CniErrorCode.invalidEnvironment,
+        `CNI_IFNAME ${JSON.stringify(ifname)} is invalid: 1-15 characters without '/', ':' or whitespace`,
+      );
     }
     const config = decodeConfig(io.stdin);
     cniVersion = pickVersion(config, versions);
     if (command === 'CHECK' && !specHas(cniVersion, 'check')) {
-      throw new CniError(CniErrorCode.incompatibleVersion, `config version ${cniVersion} does not allow CHECK`);
+      throw new CniError(
+        CniErrorCode.incompatibleVersion,
+        `config version ${cniVersion} does not allow CHECK`,
+      );
     }
-    if ((command === 'GC' || command === 'STATUS') && !specHas(cniVersion, command === 'GC' ? 'gc' : 'status')) {
-      throw new CniError(CniErrorCode.incompatibleVersion, `config version ${cniVersion} does not allow ${command}`);
+    if (
+      (command === 'GC' || command === 'STATUS') &&
+      !specHas(cniVersion, command === 'GC' ? 'gc' : 'status')
+    ) {
+      throw new CniError(
+        CniErrorCode.incompatibleVersion,
+        `config version ${cniVersion} does not allow ${command}`,
+      );
     }
     const args: CmdArgs = {
       command,
@@ -132,7 +150,11 @@ export async function runPlugin(funcs: PluginFuncs, options: PluginOptions, io: 
 }
 
 function parseCommand(value: string | undefined): CniCommand {
-  if (!value) throw new CniError(CniErrorCode.invalidEnvironment, 'required environment variable CNI_COMMAND is not set');
+  if (!value)
+    throw new CniError(
+      CniErrorCode.invalidEnvironment,
+      'required environment variable CNI_COMMAND is not set',
+    );
   if (['ADD', 'DEL', 'CHECK', 'GC', 'STATUS', 'VERSION'].includes(value)) return value as CniCommand;
   throw new CniError(CniErrorCode.invalidEnvironment, `unknown CNI_COMMAND ${JSON.stringify(value)}`);
 }
@@ -142,7 +164,12 @@ function decodeConfig(stdin: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(stdin);
   } catch (e) {
-    throw new CniError(CniErrorCode.decodeFailure, `cannot decode the network config: ${(e as Error).message}`, undefined, { cause: e });
+    throw new CniError(
+      CniErrorCode.decodeFailure,
+      `cannot decode the network config: ${(e as Error).message}`,
+      undefined,
+      { cause: e },
+    );
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new CniError(CniErrorCode.decodeFailure, 'cannot decode the network config: not a JSON object');
@@ -155,12 +182,20 @@ function pickVersion(config: Record<string, unknown>, versions: readonly string[
   const list = config['cniVersions'];
   if (typeof single === 'string' && single) {
     if (versions.includes(single)) return single;
-    throw new CniError(CniErrorCode.incompatibleVersion, `unsupported CNI version ${single}`, `supported: ${versions.join(', ')}`);
+    throw new CniError(
+      CniErrorCode.incompatibleVersion,
+      `unsupported CNI version ${single}`,
+      `supported: ${versions.join(', ')}`,
+    );
   }
   if (Array.isArray(list) && list.every((v) => typeof v === 'string')) {
     const chosen = negotiateVersion(list, versions);
     if (chosen) return chosen;
-    throw new CniError(CniErrorCode.incompatibleVersion, `none of cniVersions ${list.join(', ')} is supported`, `supported: ${versions.join(', ')}`);
+    throw new CniError(
+      CniErrorCode.incompatibleVersion,
+      `none of cniVersions ${list.join(', ')} is supported`,
+      `supported: ${versions.join(', ')}`,
+    );
   }
   throw new CniError(CniErrorCode.incompatibleVersion, 'the network config has no cniVersion');
 }

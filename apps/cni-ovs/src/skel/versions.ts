@@ -2,7 +2,8 @@
 export const SPEC_VERSIONS = ['0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
 export type SpecVersion = (typeof SPEC_VERSIONS)[number];
 
-export const isSpecVersion = (v: string): v is SpecVersion => (SPEC_VERSIONS as readonly string[]).includes(v);
+export const isSpecVersion = (v: string): v is SpecVersion =>
+  (SPEC_VERSIONS as readonly string[]).includes(v);
 
 /** -1, 0 or 1 as `a` is older than, equal to or newer than `b` (numeric, dotted). */
 export function compareVersions(a: string, b: string): number {
@@ -24,6 +25,12 @@ export function specHas(version: string, feature: 'check' | 'gc' | 'status'): bo
  * The version to use for a config that lists several (`cniVersions` in a conflist): the newest
  * one both sides speak, as libcni does.
  */
-export function negotiateVersion(offered: readonly string[], supported: readonly string[]): string | undefined {
-  return [...offered].filter((v) => supported.includes(v)).sort(compareVersions).at(-1);
+export function negotiateVersion(
+  offered: readonly string[],
+  supported: readonly string[],
+): string | undefined {
+  return [...offered]
+    .filter((v) => supported.includes(v))
+    .sort(compareVersions)
+    .at(-1);
 }

@@ -19,7 +19,8 @@ interface Batch {
   readonly ops: PlanOp[];
 }
 
-const linkAddContext = (op: PlanOp): { linkKind?: string; linkName?: string } => (op.op === 'link-add' ? { linkKind: op.spec.kind, linkName: op.spec.name } : {});
+const linkAddContext = (op: PlanOp): { linkKind?: string; linkName?: string } =>
+  op.op === 'link-add' ? { linkKind: op.spec.kind, linkName: op.spec.name } : {};
 
 /**
  * Runs a plan in the runner's namespace: every `ip` operation in ONE `ip [-n NS] -batch -`
@@ -51,7 +52,14 @@ export async function applyPlan(runner: NetnsRunner, p: Plan): Promise<ApplyResu
     }
   }
   // -j and -d only change what `show` prints; the other lines print nothing.
-  const addrDump = ip.lines.length > 0 ? await runBatch(runner, 'ip', ip, { flags: ['-j', '-d'], trailer: 'addr show', contextOf: linkAddContext }) : undefined;
+  const addrDump =
+    ip.lines.length > 0
+      ? await runBatch(runner, 'ip', ip, {
+          flags: ['-j', '-d'],
+          trailer: 'addr show',
+          contextOf: linkAddContext,
+        })
+      : undefined;
   if (bridge.lines.length > 0) await runBatch(runner, 'bridge', bridge);
   if (sysctl.length > 0) {
     try {

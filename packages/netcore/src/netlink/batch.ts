@@ -16,7 +16,11 @@ import type { PlanOp } from './plan.js';
  * `neigh*` a `neigh` (the same specs as the verbs).
  */
 export const NetlinkBatchOpSchema = z.discriminatedUnion('op', [
-  z.object({ op: z.enum(['addrAdd', 'addrReplace', 'addrDel']), dev: InterfaceName, address: AddressSpecSchema }),
+  z.object({
+    op: z.enum(['addrAdd', 'addrReplace', 'addrDel']),
+    dev: InterfaceName,
+    address: AddressSpecSchema,
+  }),
   z.object({ op: z.enum(['linkSetUp', 'linkSetDown']), name: InterfaceName }),
   z.object({ op: z.enum(['routeAdd', 'routeReplace', 'routeDel']), route: RouteSpecSchema }),
   z.object({ op: z.enum(['neighAdd', 'neighReplace', 'neighDel']), neigh: NeighbourSpecSchema }),
@@ -26,7 +30,8 @@ export type NetlinkBatchOp = z.infer<typeof NetlinkBatchOpSchema>;
 export const NetlinkBatchOpsSchema = z.array(NetlinkBatchOpSchema);
 
 const VERB = { Add: 'add', Replace: 'replace', Del: 'del' } as const;
-const verbOf = (op: string): 'add' | 'replace' | 'del' => VERB[op.replace(/^(addr|route|neigh)/, '') as keyof typeof VERB];
+const verbOf = (op: string): 'add' | 'replace' | 'del' =>
+  VERB[op.replace(/^(addr|route|neigh)/, '') as keyof typeof VERB];
 
 /** The iproute2 arguments of a batch operation (one batch line). Pure. */
 export function batchOpArgs(op: NetlinkBatchOp): string[] {
@@ -84,7 +89,8 @@ export async function runBatch<Op extends PlanOp | NetlinkBatchOp>(
   batch: BatchLines<Op>,
   options: RunBatchOptions<Op> = {},
 ): Promise<string> {
-  const input = [...batch.lines, ...(options.trailer === undefined ? [] : [options.trailer])].join('\n') + '\n';
+  const input =
+    [...batch.lines, ...(options.trailer === undefined ? [] : [options.trailer])].join('\n') + '\n';
   try {
     return (await runner[tool]([...(options.flags ?? []), '-batch', '-'], input)).stdout;
   } catch (e) {

@@ -56,7 +56,9 @@ export const DesiredLinkSchema = z.discriminatedUnion('kind', [
 ]);
 
 /** Who owns the objects of a desired state: part of the ownership mark `fabrik:<owner>`. */
-export const OwnerSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'must be 1-32 of a-z 0-9 - (it becomes part of the ifalias mark)');
+export const OwnerSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'must be 1-32 of a-z 0-9 - (it becomes part of the ifalias mark)');
 
 /**
  * The desired state of one network namespace, as owned by `owner`.

@@ -72,7 +72,8 @@ const SAFE_TOKEN = /^[^\s"'#\\]+$/;
 /** One `-batch` line; throws rather than write a token that would be split or commented out. */
 export function batchLine(args: readonly string[]): string {
   for (const a of args) {
-    if (!SAFE_TOKEN.test(a)) throw new InvalidDesiredStateError('', `${JSON.stringify(a)} cannot be written to an iproute2 batch`);
+    if (!SAFE_TOKEN.test(a))
+      throw new InvalidDesiredStateError('', `${JSON.stringify(a)} cannot be written to an iproute2 batch`);
   }
   return args.join(' ');
 }

@@ -70,7 +70,10 @@ export class KernelFeatureMissingError extends Error {
     readonly operation: string,
     options?: { cause?: unknown },
   ) {
-    super(`kernel feature missing: link type ${linkKind} needs kernel module ${module} (modprobe ${module}); while running \`${operation}\``, options);
+    super(
+      `kernel feature missing: link type ${linkKind} needs kernel module ${module} (modprobe ${module}); while running \`${operation}\``,
+      options,
+    );
     this.name = 'KernelFeatureMissingError';
   }
 }
@@ -97,7 +100,9 @@ export class ApplyNotConvergedError extends Error {
     /** Operations a fresh plan still wants (rendered as batch lines). */
     readonly remaining: readonly string[],
   ) {
-    super(`applied, but the namespace has not converged; still pending: ${remaining.slice(0, 5).join('; ')}${remaining.length > 5 ? ` (+${remaining.length - 5} more)` : ''}`);
+    super(
+      `applied, but the namespace has not converged; still pending: ${remaining.slice(0, 5).join('; ')}${remaining.length > 5 ? ` (+${remaining.length - 5} more)` : ''}`,
+    );
     this.name = 'ApplyNotConvergedError';
   }
 }
@@ -115,13 +120,18 @@ export class NetlinkDecodeError extends Error {
   }
 }
 
-export const isInvalidDesiredStateError = (e: unknown): e is InvalidDesiredStateError => e instanceof InvalidDesiredStateError;
+export const isInvalidDesiredStateError = (e: unknown): e is InvalidDesiredStateError =>
+  e instanceof InvalidDesiredStateError;
 export const isLinkNotFoundError = (e: unknown): e is LinkNotFoundError => e instanceof LinkNotFoundError;
 export const isObjectExistsError = (e: unknown): e is ObjectExistsError => e instanceof ObjectExistsError;
-export const isKernelRejectedError = (e: unknown): e is KernelRejectedError => e instanceof KernelRejectedError;
-export const isKernelFeatureMissingError = (e: unknown): e is KernelFeatureMissingError => e instanceof KernelFeatureMissingError;
-export const isOwnershipConflictError = (e: unknown): e is OwnershipConflictError => e instanceof OwnershipConflictError;
-export const isApplyNotConvergedError = (e: unknown): e is ApplyNotConvergedError => e instanceof ApplyNotConvergedError;
+export const isKernelRejectedError = (e: unknown): e is KernelRejectedError =>
+  e instanceof KernelRejectedError;
+export const isKernelFeatureMissingError = (e: unknown): e is KernelFeatureMissingError =>
+  e instanceof KernelFeatureMissingError;
+export const isOwnershipConflictError = (e: unknown): e is OwnershipConflictError =>
+  e instanceof OwnershipConflictError;
+export const isApplyNotConvergedError = (e: unknown): e is ApplyNotConvergedError =>
+  e instanceof ApplyNotConvergedError;
 export const isNetlinkDecodeError = (e: unknown): e is NetlinkDecodeError => e instanceof NetlinkDecodeError;
 
 /** Kernel module that provides each link kind (what to `modprobe` when the kernel says "Unknown device type"). */
@@ -142,7 +152,13 @@ export const KERNEL_MODULE_OF_KIND: Readonly<Record<string, string>> = {
 export function classifyIpFailure(
   operation: string,
   stderr: string,
-  context: { linkKind?: string; linkName?: string; netns?: string; op?: PlanOp | NetlinkBatchOp; cause?: unknown },
+  context: {
+    linkKind?: string;
+    linkName?: string;
+    netns?: string;
+    op?: PlanOp | NetlinkBatchOp;
+    cause?: unknown;
+  },
 ): Error {
   const message = stderr
     .split('\n')
@@ -151,10 +167,23 @@ export function classifyIpFailure(
     .join('; ');
   const options = { cause: context.cause };
   if (/Unknown device type/i.test(message) && context.linkKind) {
-    return new KernelFeatureMissingError(context.linkKind, KERNEL_MODULE_OF_KIND[context.linkKind] ?? context.linkKind, operation, options);
+    return new KernelFeatureMissingError(
+      context.linkKind,
+      KERNEL_MODULE_OF_KIND[context.linkKind] ?? context.linkKind,
+      operation,
+      options,
+    );
   }
-  const notFound = /Cannot find device "([^"]*)"|Device "([^"]*)" does not exist|argument "([^"]*)" is wrong: Device does not exist/.exec(message);
-  if (notFound) return new LinkNotFoundError(notFound[1] ?? notFound[2] ?? notFound[3] ?? context.linkName ?? '', context.netns, options);
+  const notFound =
+    /Cannot find device "([^"]*)"|Device "([^"]*)" does not exist|argument "([^"]*)" is wrong: Device does not exist/.exec(
+      message,
+    );
+  if (notFound)
+    return new LinkNotFoundError(
+      notFound[1] ?? notFound[2] ?? notFound[3] ?? context.linkName ?? '',
+      context.netns,
+      options,
+    );
   if (/File exists|already assigned/.test(message)) return new ObjectExistsError(operation, message, options);
   return new KernelRejectedError(operation, message || stderr.trim(), context.op, options);
 }

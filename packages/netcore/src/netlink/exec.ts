@@ -28,11 +28,19 @@ export function createRunner(netns?: string): NetnsRunner {
     if (target.kind === 'name') return runCommand(file, ['-n', target.name, ...args], options);
     return runCommand('nsenter', [`--net=${target.path}`, file, ...args], options);
   };
-  const nsPath = target === undefined ? undefined : target.kind === 'name' ? `${NETNS_RUN_DIR}/${target.name}` : target.path;
+  const nsPath =
+    target === undefined
+      ? undefined
+      : target.kind === 'name'
+        ? `${NETNS_RUN_DIR}/${target.name}`
+        : target.path;
   return {
     netns,
     ip: (args, input) => tool('ip', args, input),
     bridge: (args, input) => tool('bridge', args, input),
-    sysctl: (args) => (nsPath === undefined ? runCommand('sysctl', args) : runCommand('nsenter', [`--net=${nsPath}`, 'sysctl', ...args])),
+    sysctl: (args) =>
+      nsPath === undefined
+        ? runCommand('sysctl', args)
+        : runCommand('nsenter', [`--net=${nsPath}`, 'sysctl', ...args]),
   };
 }

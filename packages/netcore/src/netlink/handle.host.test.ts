@@ -34,7 +34,12 @@ describe('createNetlink verbs (host kernel)', () => {
     const nl = createNetlink({ netns: ns.name });
     await nl.linkAdd({ kind: 'bridge', name: 'br-t', mtu: 1400, up: true, alias: 'fabrik:test' });
     const [raw] = await ipJson(ns, '-d', 'link', 'show', 'br-t');
-    expect(raw).toMatchObject({ ifname: 'br-t', mtu: 1400, ifalias: 'fabrik:test', linkinfo: { info_kind: 'bridge' } });
+    expect(raw).toMatchObject({
+      ifname: 'br-t',
+      mtu: 1400,
+      ifalias: 'fabrik:test',
+      linkinfo: { info_kind: 'bridge' },
+    });
     expect(raw?.['flags']).toContain('UP');
 
     const got = await nl.linkGet('br-t');
@@ -60,14 +65,18 @@ describe('createNetlink verbs (host kernel)', () => {
     await nl.linkAdd({ kind: 'bridge', name: 'br-x' });
     await expect(nl.linkAdd({ kind: 'bridge', name: 'br-x' })).rejects.toSatisfy(isObjectExistsError);
     // All or nothing: a master that does not exist leaves no half-made link behind.
-    await expect(nl.linkAdd({ kind: 'bridge', name: 'br-y', master: 'vrf-gone' })).rejects.toSatisfy(isLinkNotFoundError);
+    await expect(nl.linkAdd({ kind: 'bridge', name: 'br-y', master: 'vrf-gone' })).rejects.toSatisfy(
+      isLinkNotFoundError,
+    );
     expect((await ipJson(ns, 'link', 'show')).map((l) => l['ifname'])).toEqual(['lo', 'br-x']);
   });
 
   it('rejects invalid names before running anything, without truncating', async () => {
     const ns = await tempNs();
     const nl = createNetlink({ netns: ns.name });
-    const err = await nl.linkAdd({ kind: 'bridge', name: 'a-name-that-is-too-long' }).catch((e: unknown) => e);
+    const err = await nl
+      .linkAdd({ kind: 'bridge', name: 'a-name-that-is-too-long' })
+      .catch((e: unknown) => e);
     expect(isInvalidDesiredStateError(err)).toBe(true);
     expect(String(err)).toMatch(/spec\.name/);
     await expect(nl.linkAdd({ kind: 'vxlan', name: 'vx0', vni: 0 })).rejects.toThrow(/spec\.vni/);
@@ -101,7 +110,9 @@ describe('createNetlink verbs (host kernel)', () => {
     expect((await inB.linkList()).map((l) => l.spec.name).sort()).toEqual(['lo', 'vb', 'vd']);
     await inB.linkSetUp('vd');
     await inB.addrAdd('vd', { address: '192.0.2.2/24' });
-    expect(await inB.addrList('vd')).toEqual([expect.objectContaining({ address: '192.0.2.2/24', dev: 'vd' })]);
+    expect(await inB.addrList('vd')).toEqual([
+      expect.objectContaining({ address: '192.0.2.2/24', dev: 'vd' }),
+    ]);
     await inB.sysctlSet('vd', { arpAccept: 1 });
     expect((await b.exec('sysctl', ['-n', 'net.ipv4.conf.vd.arp_accept'])).stdout.trim()).toBe('1');
 
@@ -114,18 +125,38 @@ describe('createNetlink verbs (host kernel)', () => {
     const ns = await tempNs();
     const nl = createNetlink({ netns: ns.name });
     await nl.linkAdd({ kind: 'bridge', name: 'br0', up: true });
-    await nl.linkAdd({ kind: 'vxlan', name: 'vx0', vni: 42, local: '198.51.100.1', dstport: 4789, learning: false });
+    await nl.linkAdd({
+      kind: 'vxlan',
+      name: 'vx0',
+      vni: 42,
+      local: '198.51.100.1',
+      dstport: 4789,
+      learning: false,
+    });
     await nl.linkSetMaster('vx0', 'br0');
     await nl.linkSetPortFlags('vx0', { learning: false, neighSuppress: true });
     await nl.linkSetUp('vx0');
     const [vx] = await ipJson(ns, '-d', 'link', 'show', 'vx0');
-    expect(vx).toMatchObject({ master: 'br0', linkinfo: { info_data: { id: 42, learning: false }, info_slave_data: { learning: false, neigh_suppress: true } } });
+    expect(vx).toMatchObject({
+      master: 'br0',
+      linkinfo: {
+        info_data: { id: 42, learning: false },
+        info_slave_data: { learning: false, neigh_suppress: true },
+      },
+    });
 
     await nl.addrAdd('br0', { address: '10.10.0.1/24' });
     await nl.addrReplace('br0', { address: 'fd10::1/64', nodad: true });
     await expect(nl.addrAdd('br0', { address: '10.10.0.1/24' })).rejects.toSatisfy(isObjectExistsError);
-    const addrs = (await ipJson(ns, 'addr', 'show', 'br0'))[0]?.['addr_info'] as Array<Record<string, unknown>>;
-    expect(addrs).toEqual(expect.arrayContaining([expect.objectContaining({ local: '10.10.0.1' }), expect.objectContaining({ local: 'fd10::1', nodad: true })]));
+    const addrs = (await ipJson(ns, 'addr', 'show', 'br0'))[0]?.['addr_info'] as Array<
+      Record<string, unknown>
+    >;
+    expect(addrs).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ local: '10.10.0.1' }),
+        expect.objectContaining({ local: 'fd10::1', nodad: true }),
+      ]),
+    );
     await nl.addrDel('br0', { address: '10.10.0.1/24' });
     expect((await nl.addrList('br0')).map((a) => a.address)).not.toContain('10.10.0.1/24');
 
@@ -135,21 +166,41 @@ describe('createNetlink verbs (host kernel)', () => {
     await nl.routeReplace({ dst: 'default', type: 'blackhole', table: 100, family: 'inet6' });
     const table100 = await ipJson(ns, 'route', 'show', 'table', '100');
     expect(table100).toEqual(
-      expect.arrayContaining([expect.objectContaining({ dst: '10.20.0.0/24', gateway: '10.10.0.2' }), expect.objectContaining({ dst: '10.30.0.0/24', type: 'blackhole' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ dst: '10.20.0.0/24', gateway: '10.10.0.2' }),
+        expect.objectContaining({ dst: '10.30.0.0/24', type: 'blackhole' }),
+      ]),
     );
-    expect(await nl.routeList({ table: 100 })).toEqual(expect.arrayContaining([expect.objectContaining({ dst: 'default', family: 'inet6', type: 'blackhole' })]));
+    expect(await nl.routeList({ table: 100 })).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ dst: 'default', family: 'inet6', type: 'blackhole' }),
+      ]),
+    );
     await nl.routeDel({ dst: '10.20.0.0/24', via: '10.10.0.2', table: 100 });
-    expect((await ipJson(ns, 'route', 'show', 'table', '100')).map((r) => r['dst'])).toEqual(['10.30.0.0/24']);
+    expect((await ipJson(ns, 'route', 'show', 'table', '100')).map((r) => r['dst'])).toEqual([
+      '10.30.0.0/24',
+    ]);
 
     await nl.neighReplace({ dev: 'br0', address: '10.10.0.9', lladdr: '02:00:00:00:00:09' });
-    expect(await ipJson(ns, 'neigh', 'show', 'dev', 'br0')).toEqual([expect.objectContaining({ dst: '10.10.0.9', lladdr: '02:00:00:00:00:09', state: ['PERMANENT'] })]);
+    expect(await ipJson(ns, 'neigh', 'show', 'dev', 'br0')).toEqual([
+      expect.objectContaining({ dst: '10.10.0.9', lladdr: '02:00:00:00:00:09', state: ['PERMANENT'] }),
+    ]);
 
     await nl.fdbAdd({ dev: 'vx0', mac: '00:00:00:00:00:00', dst: '198.51.100.2' });
     await nl.fdbAdd({ dev: 'vx0', mac: '00:00:00:00:00:00', dst: '198.51.100.3' });
-    const fdb = JSON.parse((await ns.exec('bridge', ['-j', 'fdb', 'show', 'dev', 'vx0'])).stdout) as Array<Record<string, unknown>>;
-    expect(fdb.filter((f) => f['mac'] === '00:00:00:00:00:00').map((f) => f['dst']).sort()).toEqual(['198.51.100.2', '198.51.100.3']);
+    const fdb = JSON.parse((await ns.exec('bridge', ['-j', 'fdb', 'show', 'dev', 'vx0'])).stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(
+      fdb
+        .filter((f) => f['mac'] === '00:00:00:00:00:00')
+        .map((f) => f['dst'])
+        .sort(),
+    ).toEqual(['198.51.100.2', '198.51.100.3']);
     await nl.fdbDel({ dev: 'vx0', mac: '00:00:00:00:00:00', dst: '198.51.100.2' });
-    expect((await nl.fdbList()).filter((f) => f.dev === 'vx0' && f.dst !== undefined).map((f) => f.dst)).toEqual(['198.51.100.3']);
+    expect(
+      (await nl.fdbList()).filter((f) => f.dev === 'vx0' && f.dst !== undefined).map((f) => f.dst),
+    ).toEqual(['198.51.100.3']);
   });
 
   it('runs typed operations as one ip -batch in a namespace given by path, and sets arp_notify there', async () => {
@@ -168,33 +219,68 @@ describe('createNetlink verbs (host kernel)', () => {
       { op: 'addrAdd', dev: 'eth1', address: { address: '10.50.0.5/24' } },
       { op: 'addrAdd', dev: 'eth1', address: { address: 'fd50::5/64', nodad: true } },
       { op: 'linkSetUp', name: 'eth1' },
-      { op: 'routeAdd', route: { dst: '10.60.0.0/16', via: '10.50.0.1', dev: 'eth1', mtu: 1400, advmss: 1360, metric: 7 } },
+      {
+        op: 'routeAdd',
+        route: { dst: '10.60.0.0/16', via: '10.50.0.1', dev: 'eth1', mtu: 1400, advmss: 1360, metric: 7 },
+      },
       { op: 'routeAdd', route: { dst: '10.70.0.0/24', dev: 'eth1', scope: 'link', table: 100 } },
       { op: 'routeAdd', route: { dst: 'default', family: 'inet6', via: 'fd50::1', dev: 'eth1' } },
     ]);
     const [link] = await ipJson(ns, 'addr', 'show', 'eth1');
     expect(link?.['flags']).toContain('UP');
     expect(link?.['addr_info']).toEqual(
-      expect.arrayContaining([expect.objectContaining({ local: '10.50.0.5', prefixlen: 24 }), expect.objectContaining({ local: 'fd50::5', prefixlen: 64, nodad: true })]),
+      expect.arrayContaining([
+        expect.objectContaining({ local: '10.50.0.5', prefixlen: 24 }),
+        expect.objectContaining({ local: 'fd50::5', prefixlen: 64, nodad: true }),
+      ]),
     );
     expect(await ipJson(ns, '-4', 'route', 'show', '10.60.0.0/16')).toEqual([
-      expect.objectContaining({ gateway: '10.50.0.1', dev: 'eth1', metric: 7, metrics: [{ mtu: 1400, advmss: 1360 }] }),
+      expect.objectContaining({
+        gateway: '10.50.0.1',
+        dev: 'eth1',
+        metric: 7,
+        metrics: [{ mtu: 1400, advmss: 1360 }],
+      }),
     ]);
-    expect(await ipJson(ns, '-4', 'route', 'show', 'table', '100')).toEqual([expect.objectContaining({ dst: '10.70.0.0/24', dev: 'eth1', scope: 'link' })]);
-    expect(await ipJson(ns, '-6', 'route', 'show', 'default')).toEqual([expect.objectContaining({ gateway: 'fd50::1', dev: 'eth1' })]);
+    expect(await ipJson(ns, '-4', 'route', 'show', 'table', '100')).toEqual([
+      expect.objectContaining({ dst: '10.70.0.0/24', dev: 'eth1', scope: 'link' }),
+    ]);
+    expect(await ipJson(ns, '-6', 'route', 'show', 'default')).toEqual([
+      expect.objectContaining({ gateway: 'fd50::1', dev: 'eth1' }),
+    ]);
     // What routeList decodes of the new attributes.
-    expect(await byRunPath.routeList({ table: 254 })).toEqual(expect.arrayContaining([expect.objectContaining({ dst: '10.60.0.0/16', mtu: 1400, advmss: 1360, scope: 0 })]));
+    expect(await byRunPath.routeList({ table: 254 })).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ dst: '10.60.0.0/16', mtu: 1400, advmss: 1360, scope: 0 }),
+      ]),
+    );
 
     // A failing line: earlier lines stay applied, the error names the line and carries its op.
-    const failing = { op: 'routeAdd', route: { dst: '10.80.0.0/24', via: '10.99.0.1', dev: 'eth1' } } as const;
-    const err = await byRunPath.batch([{ op: 'addrAdd', dev: 'eth1', address: { address: '10.50.1.5/24' } }, failing]).catch((e: unknown) => e);
+    const failing = {
+      op: 'routeAdd',
+      route: { dst: '10.80.0.0/24', via: '10.99.0.1', dev: 'eth1' },
+    } as const;
+    const err = await byRunPath
+      .batch([{ op: 'addrAdd', dev: 'eth1', address: { address: '10.50.1.5/24' } }, failing])
+      .catch((e: unknown) => e);
     expect(isKernelRejectedError(err)).toBe(true);
     expect(err).toMatchObject({ operation: 'ip route add 10.80.0.0/24 via 10.99.0.1 dev eth1', op: failing });
-    expect((await ipJson(ns, '-4', 'addr', 'show', 'eth1'))[0]?.['addr_info']).toEqual(expect.arrayContaining([expect.objectContaining({ local: '10.50.1.5' })]));
-    await expect(byRunPath.batch([{ op: 'addrAdd', dev: 'eth1', address: { address: '10.50.0.5/24' } }])).rejects.toSatisfy(isObjectExistsError);
-    await expect(byRunPath.batch([{ op: 'linkSetUp', name: 'nope0' }])).rejects.toSatisfy(isLinkNotFoundError);
+    expect((await ipJson(ns, '-4', 'addr', 'show', 'eth1'))[0]?.['addr_info']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ local: '10.50.1.5' })]),
+    );
+    await expect(
+      byRunPath.batch([{ op: 'addrAdd', dev: 'eth1', address: { address: '10.50.0.5/24' } }]),
+    ).rejects.toSatisfy(isObjectExistsError);
+    await expect(byRunPath.batch([{ op: 'linkSetUp', name: 'nope0' }])).rejects.toSatisfy(
+      isLinkNotFoundError,
+    );
     // Invalid input: nothing runs.
-    await expect(byRunPath.batch([{ op: 'addrAdd', dev: 'eth1', address: { address: '10.50.2.5/24' } }, { op: 'linkSetUp', name: 'bad name' }])).rejects.toThrow(/ops\[1\]\.name/);
+    await expect(
+      byRunPath.batch([
+        { op: 'addrAdd', dev: 'eth1', address: { address: '10.50.2.5/24' } },
+        { op: 'linkSetUp', name: 'bad name' },
+      ]),
+    ).rejects.toThrow(/ops\[1\]\.name/);
     expect(JSON.stringify(await ipJson(ns, 'addr', 'show', 'eth1'))).not.toContain('10.50.2.5');
   });
 
@@ -205,7 +291,10 @@ describe('createNetlink verbs (host kernel)', () => {
     await nl.linkAdd({ kind: 'macvlan', name: 'mv0', parent: 'p0', mode: 'bridge' });
     expect((await nl.linkGet('mv0')).spec).toMatchObject({ kind: 'macvlan', parent: 'p0', mode: 'bridge' });
     const [raw] = await ipJson(ns, '-d', 'link', 'show', 'mv0');
-    expect(raw).toMatchObject({ link: 'p0', linkinfo: { info_kind: 'macvlan', info_data: { mode: 'bridge' } } });
+    expect(raw).toMatchObject({
+      link: 'p0',
+      linkinfo: { info_kind: 'macvlan', info_data: { mode: 'bridge' } },
+    });
   });
 });
 

@@ -6,7 +6,15 @@ import { NetlinkBatchOpsSchema, batchOpArgs, batchOpLink, runBatch, type Netlink
 import { createRunner, type NetnsRunner } from './exec.js';
 import { checkInterfaceName, netnsArg, parseNetnsTarget } from './names.js';
 import { validate } from './validate.js';
-import { BridgePortFlagsSchema, LinkSpecSchema, MacAddress, bridgePortArgs, linkAddArgs, type BridgePortFlags, type LinkSpec } from './links/index.js';
+import {
+  BridgePortFlagsSchema,
+  LinkSpecSchema,
+  MacAddress,
+  bridgePortArgs,
+  linkAddArgs,
+  type BridgePortFlags,
+  type LinkSpec,
+} from './links/index.js';
 import {
   AddressSpecSchema,
   FdbSpecSchema,
@@ -24,7 +32,15 @@ import { decodeLinkDump, type ObservedAddress, type ObservedLink } from './decod
 import { decodeRouteDump, type ObservedRoute } from './decode/route.js';
 import { decodeNeighDump, type ObservedNeighbour } from './decode/neigh.js';
 import { decodeFdbDump, type ObservedFdbEntry } from './decode/fdb.js';
-import { decodeDumps, dumpLinks, dumpNamespace, observeNamespace, type ObserveScope, type ObservedState, type RawDumps } from './observe.js';
+import {
+  decodeDumps,
+  dumpLinks,
+  dumpNamespace,
+  observeNamespace,
+  type ObserveScope,
+  type ObservedState,
+  type RawDumps,
+} from './observe.js';
 import { parseDesiredState } from './desired.js';
 import { applyPlan, type ApplyResult } from './apply.js';
 import { observeScopeOf, plan as makePlan, type Plan, type PlanOptions } from './plan.js';
@@ -145,7 +161,10 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
   const runner: NetnsRunner = createRunner(options.netns);
   const netns = options.netns;
 
-  async function ip(args: string[], context: { linkKind?: string; linkName?: string } = {}): Promise<RunResult> {
+  async function ip(
+    args: string[],
+    context: { linkKind?: string; linkName?: string } = {},
+  ): Promise<RunResult> {
     try {
       return await runner.ip(args);
     } catch (e) {
@@ -162,7 +181,8 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     }
   }
   const name = (n: string, field = 'name'): string => checkInterfaceName(n, field);
-  const set = (n: string, ...args: string[]): Promise<RunResult> => ip(['link', 'set', 'dev', name(n), ...args], { linkName: n });
+  const set = (n: string, ...args: string[]): Promise<RunResult> =>
+    ip(['link', 'set', 'dev', name(n), ...args], { linkName: n });
 
   const handle: Netlink = {
     netns,
@@ -190,7 +210,9 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       await ip(['link', 'del', 'dev', name(n)], { linkName: n });
     },
     async linkGet(n) {
-      const [link] = decodeLinkDump((await ip(['-j', '-d', 'addr', 'show', 'dev', name(n)], { linkName: n })).stdout);
+      const [link] = decodeLinkDump(
+        (await ip(['-j', '-d', 'addr', 'show', 'dev', name(n)], { linkName: n })).stdout,
+      );
       if (!link) throw classifyIpFailure(`ip addr show dev ${n}`, `Device "${n}" does not exist.`, { netns });
       return link;
     },
@@ -225,13 +247,19 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       await set(n, ...bridgePortArgs(validate(BridgePortFlagsSchema, flags, 'flags')));
     },
     async addrAdd(dev, a) {
-      await ip(addrArgs('add', name(dev, 'dev'), validate(AddressSpecSchema, a, 'address')), { linkName: dev });
+      await ip(addrArgs('add', name(dev, 'dev'), validate(AddressSpecSchema, a, 'address')), {
+        linkName: dev,
+      });
     },
     async addrReplace(dev, a) {
-      await ip(addrArgs('replace', name(dev, 'dev'), validate(AddressSpecSchema, a, 'address')), { linkName: dev });
+      await ip(addrArgs('replace', name(dev, 'dev'), validate(AddressSpecSchema, a, 'address')), {
+        linkName: dev,
+      });
     },
     async addrDel(dev, a) {
-      await ip(addrArgs('del', name(dev, 'dev'), validate(AddressSpecSchema, a, 'address')), { linkName: dev });
+      await ip(addrArgs('del', name(dev, 'dev'), validate(AddressSpecSchema, a, 'address')), {
+        linkName: dev,
+      });
     },
     async addrList(dev) {
       const links = dev === undefined ? await handle.linkList() : [await handle.linkGet(dev)];
@@ -247,8 +275,12 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       await ip(routeArgs('del', validate(RouteSpecSchema, r, 'route')));
     },
     async routeList(filter = {}) {
-      const table = filter.table === undefined ? 'all' : String(validate(z.number().int().min(0), filter.table, 'table'));
-      const [v4, v6] = await Promise.all([ip(['-j', '-4', 'route', 'show', 'table', table]), ip(['-j', '-6', 'route', 'show', 'table', table])]);
+      const table =
+        filter.table === undefined ? 'all' : String(validate(z.number().int().min(0), filter.table, 'table'));
+      const [v4, v6] = await Promise.all([
+        ip(['-j', '-4', 'route', 'show', 'table', table]),
+        ip(['-j', '-6', 'route', 'show', 'table', table]),
+      ]);
       return [...decodeRouteDump(v4.stdout, 'inet'), ...decodeRouteDump(v6.stdout, 'inet6')];
     },
     async neighAdd(n) {
@@ -280,7 +312,12 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     async batch(input) {
       const ops = validate(NetlinkBatchOpsSchema, input, 'ops');
       if (ops.length === 0) return;
-      await runBatch(runner, 'ip', { lines: ops.map((op) => batchLine(batchOpArgs(op))), ops }, { contextOf: (op) => ({ linkName: batchOpLink(op) }) });
+      await runBatch(
+        runner,
+        'ip',
+        { lines: ops.map((op) => batchLine(batchOpArgs(op))), ops },
+        { contextOf: (op) => ({ linkName: batchOpLink(op) }) },
+      );
     },
     observe: (scope) => observeNamespace(runner, scope),
     dump: (scope) => dumpNamespace(runner, scope),

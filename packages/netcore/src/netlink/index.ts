@@ -4,7 +4,16 @@ export { createNetlink } from './handle.js';
 export type { Netlink, NetlinkOptions, RouteListFilter } from './handle.js';
 export { NetlinkBatchOpSchema, batchOpArgs } from './batch.js';
 export type { NetlinkBatchOp } from './batch.js';
-export { plan, formatPlan, encodeOp, observeScopeOf, ownershipMark, isOwnedBy, canonicalIp, FABRIK_ROUTE_PROTOCOL } from './plan.js';
+export {
+  plan,
+  formatPlan,
+  encodeOp,
+  observeScopeOf,
+  ownershipMark,
+  isOwnedBy,
+  canonicalIp,
+  FABRIK_ROUTE_PROTOCOL,
+} from './plan.js';
 export type { Plan, PlanOp, PlanOptions, LinkSetChanges, EncodedOp } from './plan.js';
 export { decodeDumps, decodeSysctls } from './observe.js';
 export type { ObserveScope, ObservedState, RawDumps } from './observe.js';
@@ -38,8 +47,24 @@ export type {
   DummySpec,
   BridgePortFlags,
 } from './links/index.js';
-export { AddressSpecSchema, RouteSpecSchema, NeighbourSpecSchema, FdbSpecSchema, InterfaceSysctlsSchema, ADDR_GEN_MODES, ROUTE_SCOPES } from './objects.js';
-export type { AddressSpec, RouteSpec, RouteScopeName, NeighbourSpec, FdbSpec, InterfaceSysctls, AddrGenMode } from './objects.js';
+export {
+  AddressSpecSchema,
+  RouteSpecSchema,
+  NeighbourSpecSchema,
+  FdbSpecSchema,
+  InterfaceSysctlsSchema,
+  ADDR_GEN_MODES,
+  ROUTE_SCOPES,
+} from './objects.js';
+export type {
+  AddressSpec,
+  RouteSpec,
+  RouteScopeName,
+  NeighbourSpec,
+  FdbSpec,
+  InterfaceSysctls,
+  AddrGenMode,
+} from './objects.js';
 export type { ObservedLink, ObservedAddress } from './decode/link.js';
 export type { ObservedRoute } from './decode/route.js';
 export type { ObservedNeighbour } from './decode/neigh.js';

@@ -12,7 +12,10 @@ export const MAX_INTERFACE_NAME_LENGTH = 15;
 export function checkInterfaceName(name: unknown, field = 'name'): string {
   const parsed = InterfaceName.safeParse(name);
   if (!parsed.success) {
-    throw new InvalidDesiredStateError(field, `${JSON.stringify(name)} ${parsed.error.issues[0]?.message ?? 'is not a valid interface name'}`);
+    throw new InvalidDesiredStateError(
+      field,
+      `${JSON.stringify(name)} ${parsed.error.issues[0]?.message ?? 'is not a valid interface name'}`,
+    );
   }
   return parsed.data;
 }
@@ -31,7 +34,8 @@ const NETNS_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const NAMED_NETNS_PATH = /^\/(?:var\/)?run\/netns\/([A-Za-z0-9][A-Za-z0-9_.-]{0,63})$/;
 
 /** A validated network namespace reference. */
-export type NetnsTarget = { readonly kind: 'name'; readonly name: string } | { readonly kind: 'path'; readonly path: string };
+export type NetnsTarget =
+  { readonly kind: 'name'; readonly name: string } | { readonly kind: 'path'; readonly path: string };
 
 /**
  * Parses a netns reference: a name (`hbr`) or an absolute path (`/proc/123/ns/net`,
@@ -47,7 +51,10 @@ export function parseNetnsTarget(ref: string, field = 'netns'): NetnsTarget {
     return { kind: 'path', path: ref };
   }
   if (!NETNS_NAME.test(ref) || ref === '.' || ref === '..') {
-    throw new InvalidDesiredStateError(field, `${JSON.stringify(ref)} is neither a netns name (1-64 of [A-Za-z0-9_.-]) nor an absolute path`);
+    throw new InvalidDesiredStateError(
+      field,
+      `${JSON.stringify(ref)} is neither a netns name (1-64 of [A-Za-z0-9_.-]) nor an absolute path`,
+    );
   }
   return { kind: 'name', name: ref };
 }

@@ -8,7 +8,10 @@ export const AddressSpecSchema = z
     address: InterfaceAddress,
     nodad: z.boolean().optional(),
   })
-  .refine((a) => !a.nodad || a.address.includes(':'), { message: 'nodad applies to IPv6 addresses only', path: ['nodad'] });
+  .refine((a) => !a.nodad || a.address.includes(':'), {
+    message: 'nodad applies to IPv6 addresses only',
+    path: ['nodad'],
+  });
 export type AddressSpec = z.infer<typeof AddressSpecSchema>;
 
 /** Route types fabrik manages. */
@@ -19,7 +22,8 @@ export const ROUTE_SCOPES = { global: 0, site: 200, link: 253, host: 254, nowher
 export type RouteScopeName = keyof typeof ROUTE_SCOPES;
 
 /** The numeric scope of a route (0 = global, the kernel's default for gateway routes). */
-export const routeScopeNumber = (scope: number | RouteScopeName): number => (typeof scope === 'number' ? scope : ROUTE_SCOPES[scope]);
+export const routeScopeNumber = (scope: number | RouteScopeName): number =>
+  typeof scope === 'number' ? scope : ROUTE_SCOPES[scope];
 
 /**
  * A route. `table` defaults to main (254). `protocol` is the rtnetlink protocol number. `mtu` and
@@ -38,7 +42,12 @@ export const RouteSpecSchema = z
     protocol: z.number().int().min(0).max(255).optional(),
     mtu: z.number().int().min(68).max(65535).optional(),
     advmss: z.number().int().min(1).max(65535).optional(),
-    scope: z.union([z.number().int().min(0).max(255), z.enum(Object.keys(ROUTE_SCOPES) as [RouteScopeName, ...RouteScopeName[]])]).optional(),
+    scope: z
+      .union([
+        z.number().int().min(0).max(255),
+        z.enum(Object.keys(ROUTE_SCOPES) as [RouteScopeName, ...RouteScopeName[]]),
+      ])
+      .optional(),
     /** Address family of a `default` route (other routes take it from `dst`). */
     family: z.enum(['inet', 'inet6']).optional(),
   })
@@ -102,7 +111,9 @@ export const SYSCTL_KEYS: Readonly<Record<keyof InterfaceSysctls, (dev: string) 
 };
 
 /** The managed sysctls written with `sysctl -w` (addr_gen_mode goes through `ip link set ... addrgenmode`). */
-export const NUMERIC_SYSCTLS = ['arpAccept', 'acceptDad', 'arpNotify'] as const satisfies ReadonlyArray<keyof InterfaceSysctls>;
+export const NUMERIC_SYSCTLS = ['arpAccept', 'acceptDad', 'arpNotify'] as const satisfies ReadonlyArray<
+  keyof InterfaceSysctls
+>;
 export type NumericSysctls = Pick<InterfaceSysctls, (typeof NUMERIC_SYSCTLS)[number]>;
 
 /** The numeric sysctl value of a setting. */

@@ -56,7 +56,8 @@ async function dump(what: string, run: () => Promise<RunResult>, netns: string |
 }
 
 /** `ip -j -d addr show`: links and addresses, whatever the scope. */
-export const dumpLinks = (runner: NetnsRunner): Promise<string> => dump('ip -j -d addr show', () => runner.ip(['-j', '-d', 'addr', 'show']), runner.netns);
+export const dumpLinks = (runner: NetnsRunner): Promise<string> =>
+  dump('ip -j -d addr show', () => runner.ip(['-j', '-d', 'addr', 'show']), runner.netns);
 
 /** The sysctl paths read for `devs` (slash form: dots in names like `tr.100` survive). */
 export function sysctlPaths(devs: readonly string[]): string[] {
@@ -68,13 +69,29 @@ export function sysctlPaths(devs: readonly string[]): string[] {
  * Runs the dumps `scope` asks for, in parallel, and returns their raw output. `addrDump` is an
  * `ip -j -d addr show` output the caller already has (apply gets it from the end of its batch).
  */
-export async function dumpNamespace(runner: NetnsRunner, scope: ObserveScope = {}, addrDump?: string | Promise<string>): Promise<RawDumps> {
+export async function dumpNamespace(
+  runner: NetnsRunner,
+  scope: ObserveScope = {},
+  addrDump?: string | Promise<string>,
+): Promise<RawDumps> {
   const ns = runner.netns;
   const devs = scope.sysctlsOf ?? [];
   const [addr, route4, route6, neigh, fdb, sysctl] = await Promise.all([
     addrDump ?? dumpLinks(runner),
-    scope.routes ? dump('ip -j -4 route show table all', () => runner.ip(['-j', '-4', 'route', 'show', 'table', 'all']), ns) : undefined,
-    scope.routes ? dump('ip -j -6 route show table all', () => runner.ip(['-j', '-6', 'route', 'show', 'table', 'all']), ns) : undefined,
+    scope.routes
+      ? dump(
+          'ip -j -4 route show table all',
+          () => runner.ip(['-j', '-4', 'route', 'show', 'table', 'all']),
+          ns,
+        )
+      : undefined,
+    scope.routes
+      ? dump(
+          'ip -j -6 route show table all',
+          () => runner.ip(['-j', '-6', 'route', 'show', 'table', 'all']),
+          ns,
+        )
+      : undefined,
     scope.neighbours ? dump('ip -j neigh show', () => runner.ip(['-j', 'neigh', 'show']), ns) : undefined,
     scope.fdb ? dump('bridge -j fdb show', () => runner.bridge(['-j', 'fdb', 'show']), ns) : undefined,
     // -e: interfaces that do not exist yet are skipped, not an error.
@@ -94,7 +111,10 @@ export async function dumpNamespace(runner: NetnsRunner, scope: ObserveScope = {
 export function decodeDumps(raw: RawDumps, scope: ObserveScope = {}): ObservedState {
   return {
     links: decodeLinkDump(raw.addr),
-    routes: raw.route4 === undefined && raw.route6 === undefined ? undefined : [...decodeRouteDump(raw.route4 ?? '', 'inet'), ...decodeRouteDump(raw.route6 ?? '', 'inet6')],
+    routes:
+      raw.route4 === undefined && raw.route6 === undefined
+        ? undefined
+        : [...decodeRouteDump(raw.route4 ?? '', 'inet'), ...decodeRouteDump(raw.route6 ?? '', 'inet6')],
     neighbours: raw.neigh === undefined ? undefined : decodeNeighDump(raw.neigh),
     fdb: raw.fdb === undefined ? undefined : decodeFdbDump(raw.fdb),
     sysctls: raw.sysctl === undefined ? undefined : decodeSysctls(raw.sysctl, scope.sysctlsOf ?? []),
@@ -106,7 +126,10 @@ export function decodeDumps(raw: RawDumps, scope: ObserveScope = {}): ObservedSt
  * addresses in one dump), and when asked `ip -j -4/-6 route show table all`, `ip -j neigh show`,
  * `bridge -j fdb show`, `sysctl -e KEYS...`. The dumps run in parallel.
  */
-export async function observeNamespace(runner: NetnsRunner, scope: ObserveScope = {}): Promise<ObservedState> {
+export async function observeNamespace(
+  runner: NetnsRunner,
+  scope: ObserveScope = {},
+): Promise<ObservedState> {
   return decodeDumps(await dumpNamespace(runner, scope), scope);
 }
 
@@ -123,7 +146,8 @@ export function decodeSysctls(stdout: string, devs: readonly string[]): Map<stri
   }
   const out = new Map<string, InterfaceSysctls>();
   for (const dev of devs) {
-    const get = (k: keyof InterfaceSysctls): number | undefined => values.get(printedKey(SYSCTL_KEYS[k](dev)));
+    const get = (k: keyof InterfaceSysctls): number | undefined =>
+      values.get(printedKey(SYSCTL_KEYS[k](dev)));
     // A key sysctl did not print stays undefined (the planner then writes it when desired).
     const found: { -readonly [K in keyof InterfaceSysctls]: InterfaceSysctls[K] } = {};
     for (const k of NUMERIC_SYSCTLS) {

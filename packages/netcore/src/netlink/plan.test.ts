@@ -24,7 +24,9 @@ const readJson = <T>(file: string): T => JSON.parse(readFileSync(join(fixtures, 
 
 function observed(scenario: string, when: 'before' | 'after', desired: DesiredState): ObservedState {
   const dumps = readJson<Record<string, unknown>>(`${scenario}.${when}.dumps.json`);
-  const raw = Object.fromEntries(Object.entries(dumps).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])) as unknown as RawDumps;
+  const raw = Object.fromEntries(
+    Object.entries(dumps).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  ) as unknown as RawDumps;
   return decodeDumps(raw, observeScopeOf(desired));
 }
 
@@ -35,7 +37,11 @@ function golden(name: string, lines: readonly string[]): void {
   expect(text).toBe(readFileSync(file, 'utf8'));
 }
 
-const edit = (d: DesiredState, links: (l: DesiredLink) => DesiredLink | undefined, extra: Partial<DesiredState> = {}): DesiredState => ({
+const edit = (
+  d: DesiredState,
+  links: (l: DesiredLink) => DesiredLink | undefined,
+  extra: Partial<DesiredState> = {},
+): DesiredState => ({
   ...d,
   links: d.links.map(links).filter((l): l is DesiredLink => l !== undefined),
   ...extra,
@@ -56,7 +62,10 @@ describe.each(['host-l2', 'lab-hbr'])('plan on recorded dumps: %s', (scenario) =
     const before = observed(scenario, 'before', desired);
     const foreign = before.links.find((l) => l.spec.name !== 'lo');
     expect(foreign).toBeDefined();
-    const taken = { ...desired, links: [...desired.links, { kind: 'bridge' as const, name: foreign?.spec.name ?? '' }] };
+    const taken = {
+      ...desired,
+      links: [...desired.links, { kind: 'bridge' as const, name: foreign?.spec.name ?? '' }],
+    };
     const err = (() => {
       try {
         plan(taken, before);
@@ -71,7 +80,10 @@ describe.each(['host-l2', 'lab-hbr'])('plan on recorded dumps: %s', (scenario) =
   });
 
   it('deletes every owned link, stacked links first, when nothing is desired', () => {
-    golden(`${scenario}.teardown`, formatPlan(plan({ owner: desired.owner, links: [], routes: [] }, observed(scenario, 'after', desired))));
+    golden(
+      `${scenario}.teardown`,
+      formatPlan(plan({ owner: desired.owner, links: [], routes: [] }, observed(scenario, 'after', desired))),
+    );
   });
 });
 
@@ -82,7 +94,8 @@ describe('in-place changes (recorded dumps)', () => {
       desired,
       (l) => {
         if (l.name === 'mv100') return undefined;
-        if (l.name === 'br100') return { ...l, mtu: 1400, addresses: [{ address: '10.100.0.1/24' }, { address: '10.100.1.1/24' }] };
+        if (l.name === 'br100')
+          return { ...l, mtu: 1400, addresses: [{ address: '10.100.0.1/24' }, { address: '10.100.1.1/24' }] };
         if (l.name === 'vx100') return { ...l, mtu: 1400, master: 'br200' };
         return l;
       },
@@ -95,7 +108,13 @@ describe('in-place changes (recorded dumps)', () => {
 
   it('lab-hbr: moving an L2 network to another VRF and changing its MTU is link-set only', () => {
     const desired = readJson<DesiredState>('lab-hbr.desired.json');
-    const moved = edit(desired, (l) => (l.name === 'br100' ? { ...l, master: 'blue', mtu: 1400 } : ['vx100', 'tr.100'].includes(l.name) ? { ...l, mtu: 1400 } : l));
+    const moved = edit(desired, (l) =>
+      l.name === 'br100'
+        ? { ...l, master: 'blue', mtu: 1400 }
+        : ['vx100', 'tr.100'].includes(l.name)
+          ? { ...l, mtu: 1400 }
+          : l,
+    );
     const p = plan(moved, observed('lab-hbr', 'after', desired));
     expect(new Set(p.ops.map((o) => o.op))).toEqual(new Set(['link-set']));
     golden('lab-hbr.move', formatPlan(p));
@@ -107,7 +126,7 @@ describe('in-place changes (recorded dumps)', () => {
     golden('lab-hbr.retable', formatPlan(plan(retabled, observed('lab-hbr', 'after', desired))));
   });
 
-  it('lab-hbr: with prune off, a phase of the state keeps the owner\'s other links', () => {
+  it("lab-hbr: with prune off, a phase of the state keeps the owner's other links", () => {
     const desired = readJson<DesiredState>('lab-hbr.desired.json');
     const phase = edit(desired, (l) => (l.kind === 'vrf' ? l : undefined), { routes: [] });
     const after = observed('lab-hbr', 'after', desired);
@@ -123,15 +142,27 @@ describe('in-place changes (recorded dumps)', () => {
     );
     const lines = formatPlan(p);
     expect(lines.indexOf('ip link del dev tr.100')).toBeLessThan(lines.indexOf('ip link del dev tr'));
-    expect(lines.indexOf('ip link add name tr type bridge')).toBeLessThan(lines.indexOf('ip link add link tr name tr.100 mtu 1450 type vlan id 100'));
+    expect(lines.indexOf('ip link add name tr type bridge')).toBeLessThan(
+      lines.indexOf('ip link add link tr name tr.100 mtu 1450 type vlan id 100'),
+    );
     // Enslaved first, up afterwards.
-    expect(lines.indexOf('ip link set dev tr.100 alias fabrik:hbr master br100')).toBeGreaterThan(lines.indexOf('ip link set dev tr alias fabrik:hbr up'));
-    expect(lines.indexOf('ip link set dev tr.100 up')).toBeGreaterThan(lines.indexOf('ip link set dev tr.100 alias fabrik:hbr master br100'));
+    expect(lines.indexOf('ip link set dev tr.100 alias fabrik:hbr master br100')).toBeGreaterThan(
+      lines.indexOf('ip link set dev tr alias fabrik:hbr up'),
+    );
+    expect(lines.indexOf('ip link set dev tr.100 up')).toBeGreaterThan(
+      lines.indexOf('ip link set dev tr.100 alias fabrik:hbr master br100'),
+    );
   });
 });
 
 describe('desired state validation', () => {
-  const empty: ObservedState = { links: [], routes: [], neighbours: undefined, fdb: undefined, sysctls: undefined };
+  const empty: ObservedState = {
+    links: [],
+    routes: [],
+    neighbours: undefined,
+    fdb: undefined,
+    sysctls: undefined,
+  };
   const invalid = (d: unknown): unknown => {
     try {
       plan(d as DesiredState, empty);
@@ -145,14 +176,36 @@ describe('desired state validation', () => {
     [{ owner: 'x', links: [{ kind: 'bridge', name: 'br-sixteen-chars' }] }, 'links[0].name'],
     [{ owner: 'x', links: [{ kind: 'vlan', name: 'tr.5000', parent: 'tr', id: 5000 }] }, 'links[0].id'],
     [{ owner: 'x', links: [{ kind: 'vrf', name: 'red', table: 254 }] }, 'links[0].table'],
-    [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0', addresses: [{ address: '10.0.0.1/24', nodad: true }] }] }, 'links[0].addresses[0].nodad'],
-    [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0' }, { kind: 'bridge', name: 'br0' }] }, 'links[1].name'],
+    [
+      {
+        owner: 'x',
+        links: [{ kind: 'bridge', name: 'br0', addresses: [{ address: '10.0.0.1/24', nodad: true }] }],
+      },
+      'links[0].addresses[0].nodad',
+    ],
+    [
+      {
+        owner: 'x',
+        links: [
+          { kind: 'bridge', name: 'br0' },
+          { kind: 'bridge', name: 'br0' },
+        ],
+      },
+      'links[1].name',
+    ],
     [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0', master: 'nope' }] }, 'links[0].master'],
     [{ owner: 'x', links: [{ kind: 'vlan', name: 'tr.5', parent: 'tr', id: 5 }] }, 'links[0].parent'],
     [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0', port: { learning: false } }] }, 'links[0].port'],
     [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0', alias: 'has space' }] }, 'links[0].alias'],
     [{ owner: 'x', links: [], routes: [{ dst: '10.0.0.0/24' }] }, 'routes[0].dev'],
-    [{ owner: 'x', links: [], neighbours: [{ dev: 'nope', address: '10.0.0.1', lladdr: '02:00:00:00:00:01' }] }, 'neighbours[0].dev'],
+    [
+      {
+        owner: 'x',
+        links: [],
+        neighbours: [{ dev: 'nope', address: '10.0.0.1', lladdr: '02:00:00:00:00:01' }],
+      },
+      'neighbours[0].dev',
+    ],
     [{ owner: 'x', links: [], fdb: [{ dev: 'vx0', mac: '02:00:00:00:00:01' }] }, 'fdb[0].dev'],
     [{ owner: 'Bad Owner', links: [] }, 'owner'],
   ])('%j is rejected at %s', (d, path) => {
@@ -174,7 +227,8 @@ describe('optional route attributes (mtu, advmss, scope)', () => {
     fdb: undefined,
     sysctls: undefined,
   };
-  const lines = (routes: DesiredState['routes']): string[] => formatPlan(plan({ owner: 'x', links: [], routes }, observed));
+  const lines = (routes: DesiredState['routes']): string[] =>
+    formatPlan(plan({ owner: 'x', links: [], routes }, observed));
 
   it('are decoded from the dump', () => {
     expect(observed.routes?.[0]).toMatchObject({ mtu: 1400, advmss: 1360, scope: 253 });
@@ -187,10 +241,20 @@ describe('optional route attributes (mtu, advmss, scope)', () => {
         { dst: '10.7.0.0/24', via: '10.9.0.1', scope: 'global' },
       ]),
     ).toEqual([]);
-    expect(lines([{ dst: '10.8.0.0/24', via: '10.9.0.1', scope: 253 }, { dst: '10.7.0.0/24', via: '10.9.0.1' }])).toEqual([]);
+    expect(
+      lines([
+        { dst: '10.8.0.0/24', via: '10.9.0.1', scope: 253 },
+        { dst: '10.7.0.0/24', via: '10.9.0.1' },
+      ]),
+    ).toEqual([]);
   });
   it('are replaced when they differ', () => {
-    expect(lines([{ dst: '10.8.0.0/24', via: '10.9.0.1', mtu: 1300 }, { dst: '10.7.0.0/24', via: '10.9.0.1', advmss: 1000, scope: 'host' }])).toEqual([
+    expect(
+      lines([
+        { dst: '10.8.0.0/24', via: '10.9.0.1', mtu: 1300 },
+        { dst: '10.7.0.0/24', via: '10.9.0.1', advmss: 1000, scope: 'host' },
+      ]),
+    ).toEqual([
       'ip route replace 10.8.0.0/24 via 10.9.0.1 proto 249 mtu 1300',
       'ip route replace 10.7.0.0/24 via 10.9.0.1 proto 249 scope host advmss 1000',
     ]);

@@ -1,7 +1,26 @@
 import { InvalidDesiredStateError, OwnershipConflictError } from './errors.js';
 import { addrArgs, batchLine, fdbArgs, neighArgs, routeArgs } from './encode.js';
-import { bridgePortArgs, linkAddArgs, lowerLinkOf, needsRecreate, type BridgePortFlags, type LinkSpec, type ObservedLinkSpec } from './links/index.js';
-import { NUMERIC_SYSCTLS, routeScopeNumber, sysctlAssignments, type AddressSpec, type AddrGenMode, type FdbSpec, type InterfaceSysctls, type NeighbourSpec, type NumericSysctls, type RouteSpec } from './objects.js';
+import {
+  bridgePortArgs,
+  linkAddArgs,
+  lowerLinkOf,
+  needsRecreate,
+  type BridgePortFlags,
+  type LinkSpec,
+  type ObservedLinkSpec,
+} from './links/index.js';
+import {
+  NUMERIC_SYSCTLS,
+  routeScopeNumber,
+  sysctlAssignments,
+  type AddressSpec,
+  type AddrGenMode,
+  type FdbSpec,
+  type InterfaceSysctls,
+  type NeighbourSpec,
+  type NumericSysctls,
+  type RouteSpec,
+} from './objects.js';
 import { parseDesiredState, type DesiredLink, type DesiredState } from './desired.js';
 import type { ObservedLink } from './decode/link.js';
 import type { ObservedRoute } from './decode/route.js';
@@ -32,7 +51,12 @@ export type PlanOp =
   | { readonly op: 'link-addrgenmode'; readonly name: string; readonly mode: AddrGenMode }
   | { readonly op: 'link-set'; readonly name: string; readonly changes: LinkSetChanges }
   | { readonly op: 'port-set'; readonly name: string; readonly flags: BridgePortFlags }
-  | { readonly op: 'addr-add'; readonly dev: string; readonly address: AddressSpec; readonly replace: boolean }
+  | {
+      readonly op: 'addr-add';
+      readonly dev: string;
+      readonly address: AddressSpec;
+      readonly replace: boolean;
+    }
   | { readonly op: 'route-replace'; readonly route: RouteSpec }
   | { readonly op: 'neigh-replace'; readonly neigh: NeighbourSpec }
   | { readonly op: 'fdb-add'; readonly entry: FdbSpec }
@@ -59,7 +83,8 @@ export interface PlanOptions {
 }
 
 /** The ifalias that marks a link as owned by `owner` (plus an optional label). */
-export const ownershipMark = (owner: string, label?: string): string => `fabrik:${owner}${label ? `:${label}` : ''}`;
+export const ownershipMark = (owner: string, label?: string): string =>
+  `fabrik:${owner}${label ? `:${label}` : ''}`;
 
 /** True when `alias` carries `owner`'s mark. Links of other owners count as foreign. */
 export const isOwnedBy = (alias: string | undefined, owner: string): boolean =>
@@ -74,7 +99,6 @@ export function observeScopeOf(desired: DesiredState): ObserveScope {
     sysctlsOf: desired.links.filter((l) => l.sysctls !== undefined).map((l) => l.name),
   };
 }
-
 
 /**
  * Computes the operations that turn `observed` into `desired`. Pure. Order: deletions (routes,
@@ -97,11 +121,13 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
 
   // Names that belong to the desired state: links, and veth peers that stay in this namespace.
   const desiredNames = new Set(desiredByName.keys());
-  for (const l of desired.links) if (l.kind === 'veth' && l.peer.netns === undefined) desiredNames.add(l.peer.name);
+  for (const l of desired.links)
+    if (l.kind === 'veth' && l.peer.netns === undefined) desiredNames.add(l.peer.name);
 
   for (const l of desired.links) {
     const o = byName.get(l.name);
-    if (o && !isOwnedBy(o.alias, owner)) throw new OwnershipConflictError(l.name, o.alias, ownershipMark(owner));
+    if (o && !isOwnedBy(o.alias, owner))
+      throw new OwnershipConflictError(l.name, o.alias, ownershipMark(owner));
   }
 
   // Links that will not survive: owned but not desired, and desired ones whose kind attributes
@@ -113,7 +139,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     const d = desiredByName.get(o.spec.name);
     if ((prune && !desiredNames.has(o.spec.name)) || (d && needsRecreate(d, o.spec))) gone.add(o.spec.name);
   }
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const o of observed.links) {
       const lower = observedLowerOf(o.spec);
@@ -123,7 +149,8 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
       }
     }
   }
-  const existing = (name: string): ObservedLink | undefined => (gone.has(name) ? undefined : byName.get(name));
+  const existing = (name: string): ObservedLink | undefined =>
+    gone.has(name) ? undefined : byName.get(name);
 
   const deletes: PlanOp[] = [];
   const creates: PlanOp[] = [];
@@ -147,11 +174,14 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
 
   // Link deletions, stacked links first; deleting one end of a veth deletes the other.
   const deletedByKernel = new Set<string>();
-  for (const name of [...gone].sort((a, b) => observedDepth(b, byName) - observedDepth(a, byName) || a.localeCompare(b))) {
+  for (const name of [...gone].sort(
+    (a, b) => observedDepth(b, byName) - observedDepth(a, byName) || a.localeCompare(b),
+  )) {
     if (deletedByKernel.has(name)) continue;
     deletes.push({ op: 'link-del', name });
     const o = byName.get(name);
-    if (o?.spec.kind === 'veth' && o.linkNetnsId === undefined && o.spec.peer.name) deletedByKernel.add(o.spec.peer.name);
+    if (o?.spec.kind === 'veth' && o.linkNetnsId === undefined && o.spec.peer.name)
+      deletedByKernel.add(o.spec.peer.name);
   }
 
   const desiredDepth = (l: LinkSpec, seen = 0): number => {
@@ -172,7 +202,8 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
       // mtu as ports join. Set through `link set` (before any port is enslaved), it stays.
       const stickyMtu = l.kind === 'bridge' && l.mtu !== undefined;
       creates.push({ op: 'link-add', spec: stickyMtu ? { ...l, mtu: undefined } : l });
-      if (l.sysctls?.addrGenMode !== undefined) genModes.push({ op: 'link-addrgenmode', name: l.name, mode: l.sysctls.addrGenMode });
+      if (l.sysctls?.addrGenMode !== undefined)
+        genModes.push({ op: 'link-addrgenmode', name: l.name, mode: l.sysctls.addrGenMode });
       const changes: LinkSetChanges = {
         alias: mark,
         ...(stickyMtu ? { mtu: l.mtu } : {}),
@@ -180,9 +211,11 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
         ...(l.up ? { up: true } : {}),
       };
       pushSet(l.name, changes);
-      if (l.kind === 'veth' && l.peer.netns === undefined) sets.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
+      if (l.kind === 'veth' && l.peer.netns === undefined)
+        sets.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
       if (l.port && hasAny(l.port)) ports.push({ op: 'port-set', name: l.name, flags: l.port });
-      for (const a of l.addresses ?? []) addrs.push({ op: 'addr-add', dev: l.name, address: a, replace: false });
+      for (const a of l.addresses ?? [])
+        addrs.push({ op: 'addr-add', dev: l.name, address: a, replace: false });
       const sys = withoutGenMode(l.sysctls);
       if (sys) sysctls.push({ op: 'sysctl-set', dev: l.name, sysctls: sys });
       continue;
@@ -198,7 +231,8 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     pushSet(l.name, changes);
     if (l.kind === 'veth' && l.peer.netns === undefined) {
       const peer = existing(l.peer.name);
-      if (peer && peer.alias !== mark) sets.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
+      if (peer && peer.alias !== mark)
+        sets.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
     }
 
     const observedGenMode = observed.sysctls?.get(l.name)?.addrGenMode;
@@ -232,7 +266,12 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
   // Changing a link's mtu, mac or master makes the kernel flush its neighbour and FDB entries:
   // those are written again after the change.
   const flushed = new Set(newLinks);
-  for (const op of sets) if (op.op === 'link-set' && (op.changes.mtu !== undefined || op.changes.mac !== undefined || op.changes.master !== undefined)) flushed.add(op.name);
+  for (const op of sets)
+    if (
+      op.op === 'link-set' &&
+      (op.changes.mtu !== undefined || op.changes.mac !== undefined || op.changes.master !== undefined)
+    )
+      flushed.add(op.name);
   const routeOps = planRoutes(desired, observed, protocol, newLinks, prune);
   const neighOps = planNeighbours(desired, observed, flushed);
   const fdbOps = planFdb(desired, observed, flushed);
@@ -256,46 +295,67 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
   return { desired, options, scope: observeScopeOf(desired), ops };
 }
 
-function checkReferences(desired: DesiredState, observed: Map<string, ObservedLink>, byName: Map<string, DesiredLink>): void {
+function checkReferences(
+  desired: DesiredState,
+  observed: Map<string, ObservedLink>,
+  byName: Map<string, DesiredLink>,
+): void {
   desired.links.forEach((l, i) => {
-    if (byName.has(l.name)) throw new InvalidDesiredStateError(`links[${i}].name`, `duplicate link ${l.name}`);
+    if (byName.has(l.name))
+      throw new InvalidDesiredStateError(`links[${i}].name`, `duplicate link ${l.name}`);
     byName.set(l.name, l);
   });
   const known = (n: string): boolean => byName.has(n) || observed.has(n);
   desired.links.forEach((l, i) => {
-    if (l.master && !known(l.master)) throw new InvalidDesiredStateError(`links[${i}].master`, `no link named ${l.master} (desired or existing)`);
-    if (l.master === l.name) throw new InvalidDesiredStateError(`links[${i}].master`, 'a link cannot be its own master');
+    if (l.master && !known(l.master))
+      throw new InvalidDesiredStateError(
+        `links[${i}].master`,
+        `no link named ${l.master} (desired or existing)`,
+      );
+    if (l.master === l.name)
+      throw new InvalidDesiredStateError(`links[${i}].master`, 'a link cannot be its own master');
     const lower = lowerLinkOf(l);
     if (lower !== undefined && !known(lower)) {
-      throw new InvalidDesiredStateError(`links[${i}].${l.kind === 'vxlan' ? 'dev' : 'parent'}`, `no link named ${lower} (desired or existing)`);
+      throw new InvalidDesiredStateError(
+        `links[${i}].${l.kind === 'vxlan' ? 'dev' : 'parent'}`,
+        `no link named ${lower} (desired or existing)`,
+      );
     }
-    if (l.port && !l.master) throw new InvalidDesiredStateError(`links[${i}].port`, 'port flags need a bridge master');
+    if (l.port && !l.master)
+      throw new InvalidDesiredStateError(`links[${i}].port`, 'port flags need a bridge master');
     if (l.kind === 'veth' && l.peer.netns === undefined && byName.has(l.peer.name)) {
       throw new InvalidDesiredStateError(`links[${i}].peer.name`, `${l.peer.name} is also a desired link`);
     }
   });
   const devExists = (field: string, dev: string | undefined): void => {
-    if (dev !== undefined && !known(dev)) throw new InvalidDesiredStateError(field, `no link named ${dev} (desired or existing)`);
+    if (dev !== undefined && !known(dev))
+      throw new InvalidDesiredStateError(field, `no link named ${dev} (desired or existing)`);
   };
   desired.routes?.forEach((r, i) => devExists(`routes[${i}].dev`, r.dev));
   desired.neighbours?.forEach((n, i) => devExists(`neighbours[${i}].dev`, n.dev));
   desired.fdb?.forEach((f, i) => devExists(`fdb[${i}].dev`, f.dev));
 }
 
-const observedLowerOf = (spec: ObservedLinkSpec): string | undefined => (spec.kind === 'generic' ? undefined : lowerLinkOf(spec));
+const observedLowerOf = (spec: ObservedLinkSpec): string | undefined =>
+  spec.kind === 'generic' ? undefined : lowerLinkOf(spec);
 
 function observedDepth(name: string, byName: Map<string, ObservedLink>, seen = 0): number {
   const o = byName.get(name);
   const lower = o ? observedLowerOf(o.spec) : undefined;
-  return lower !== undefined && byName.has(lower) && seen < 16 ? observedDepth(lower, byName, seen + 1) + 1 : 0;
+  return lower !== undefined && byName.has(lower) && seen < 16
+    ? observedDepth(lower, byName, seen + 1) + 1
+    : 0;
 }
 
-const hasAny = (flags: BridgePortFlags): boolean => flags.learning !== undefined || flags.neighSuppress !== undefined || flags.hairpin !== undefined;
+const hasAny = (flags: BridgePortFlags): boolean =>
+  flags.learning !== undefined || flags.neighSuppress !== undefined || flags.hairpin !== undefined;
 
 function changedFlags(want: BridgePortFlags, have: Required<BridgePortFlags>): BridgePortFlags {
   return {
     ...(want.learning !== undefined && want.learning !== have.learning ? { learning: want.learning } : {}),
-    ...(want.neighSuppress !== undefined && want.neighSuppress !== have.neighSuppress ? { neighSuppress: want.neighSuppress } : {}),
+    ...(want.neighSuppress !== undefined && want.neighSuppress !== have.neighSuppress
+      ? { neighSuppress: want.neighSuppress }
+      : {}),
     ...(want.hairpin !== undefined && want.hairpin !== have.hairpin ? { hairpin: want.hairpin } : {}),
   };
 }
@@ -306,9 +366,15 @@ function withoutGenMode(s: InterfaceSysctls | undefined): NumericSysctls | undef
 }
 
 // IPv6 link-local addresses are the kernel's (addr_gen_mode), not the desired state's.
-const isKernelLinkLocal = (a: { address: string; family: string }): boolean => a.family === 'inet6' && /^fe[89ab]/i.test(a.address);
+const isKernelLinkLocal = (a: { address: string; family: string }): boolean =>
+  a.family === 'inet6' && /^fe[89ab]/i.test(a.address);
 
-function planAddresses(dev: string, want: readonly AddressSpec[], have: readonly { address: string; family: string; nodad: boolean }[], deletes: PlanOp[]): PlanOp[] {
+function planAddresses(
+  dev: string,
+  want: readonly AddressSpec[],
+  have: readonly { address: string; family: string; nodad: boolean }[],
+  deletes: PlanOp[],
+): PlanOp[] {
   const out: PlanOp[] = [];
   const haveByAddr = new Map(have.map((a) => [a.address, a]));
   const wanted = new Set<string>();
@@ -317,10 +383,12 @@ function planAddresses(dev: string, want: readonly AddressSpec[], have: readonly
     wanted.add(key);
     const h = haveByAddr.get(key);
     if (!h) out.push({ op: 'addr-add', dev, address: a, replace: false });
-    else if (a.nodad !== undefined && a.nodad !== h.nodad) out.push({ op: 'addr-add', dev, address: a, replace: true });
+    else if (a.nodad !== undefined && a.nodad !== h.nodad)
+      out.push({ op: 'addr-add', dev, address: a, replace: true });
   }
   for (const h of have) {
-    if (!wanted.has(h.address) && !isKernelLinkLocal(h)) deletes.push({ op: 'addr-del', dev, address: { address: h.address } });
+    if (!wanted.has(h.address) && !isKernelLinkLocal(h))
+      deletes.push({ op: 'addr-del', dev, address: { address: h.address } });
   }
   return out;
 }
@@ -332,9 +400,19 @@ function routeFamily(r: RouteSpec): 'inet' | 'inet6' {
   return r.dst.includes(':') ? 'inet6' : 'inet';
 }
 
-function planRoutes(desired: DesiredState, observed: ObservedState, protocol: number, newLinks: Set<string>, prune: boolean): PlanOp[] {
+function planRoutes(
+  desired: DesiredState,
+  observed: ObservedState,
+  protocol: number,
+  newLinks: Set<string>,
+  prune: boolean,
+): PlanOp[] {
   if (desired.routes === undefined) return [];
-  if (observed.routes === undefined) throw new InvalidDesiredStateError('routes', 'the observed state has no routes: observe with observeScopeOf(desired)');
+  if (observed.routes === undefined)
+    throw new InvalidDesiredStateError(
+      'routes',
+      'the observed state has no routes: observe with observeScopeOf(desired)',
+    );
   const owned = observed.routes.filter((r) => r.protocol === String(protocol));
   const have = new Map(owned.map((r) => [routeKey(r.table, r.dst, r.family), r]));
   const out: PlanOp[] = [];
@@ -348,12 +426,14 @@ function planRoutes(desired: DesiredState, observed: ObservedState, protocol: nu
     const route: RouteSpec = { ...r, protocol };
     if (!h || (r.dev !== undefined && newLinks.has(r.dev)) || routeDiffers(r, h)) {
       // `replace` matches on metric: a route moving to another metric leaves the old one behind.
-      if (h && r.metric !== undefined && h.metric !== r.metric) out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
+      if (h && r.metric !== undefined && h.metric !== r.metric)
+        out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
       out.push({ op: 'route-replace', route });
     }
   }
   for (const h of prune ? owned : []) {
-    if (!wanted.has(routeKey(h.table, h.dst, h.family))) out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
+    if (!wanted.has(routeKey(h.table, h.dst, h.family)))
+      out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
   }
   return out;
 }
@@ -373,7 +453,10 @@ function routeDiffers(want: RouteSpec, have: ObservedRoute): boolean {
 }
 
 function observedRouteSpec(h: ObservedRoute, protocol: number): RouteSpec {
-  const type = h.type === 'unicast' || h.type === 'blackhole' || h.type === 'unreachable' || h.type === 'prohibit' ? h.type : 'unicast';
+  const type =
+    h.type === 'unicast' || h.type === 'blackhole' || h.type === 'unreachable' || h.type === 'prohibit'
+      ? h.type
+      : 'unicast';
   return {
     dst: h.dst,
     ...(type === 'unicast' ? {} : { type }),
@@ -391,7 +474,12 @@ function planNeighbours(desired: DesiredState, observed: ObservedState, newLinks
   return want
     .filter((n) => {
       const h = have.get(`${n.dev}|${canonicalIp(n.address)}`);
-      return newLinks.has(n.dev) || !h || h.lladdr?.toLowerCase() !== n.lladdr.toLowerCase() || !h.state.includes(n.state ?? 'permanent');
+      return (
+        newLinks.has(n.dev) ||
+        !h ||
+        h.lladdr?.toLowerCase() !== n.lladdr.toLowerCase() ||
+        !h.state.includes(n.state ?? 'permanent')
+      );
     })
     .map((neigh) => ({ op: 'neigh-replace', neigh }));
 }
@@ -399,17 +487,26 @@ function planNeighbours(desired: DesiredState, observed: ObservedState, newLinks
 function planFdb(desired: DesiredState, observed: ObservedState, newLinks: Set<string>): PlanOp[] {
   const want = desired.fdb ?? [];
   if (want.length === 0) return [];
-  const have = new Set((observed.fdb ?? []).map((f) => `${f.dev}|${f.mac}|${f.dst ?? ''}|${f.self ? 'self' : 'master'}`));
+  const have = new Set(
+    (observed.fdb ?? []).map((f) => `${f.dev}|${f.mac}|${f.dst ?? ''}|${f.self ? 'self' : 'master'}`),
+  );
   return want
     .filter((f) => {
       const self = f.self ?? f.dst !== undefined;
-      return newLinks.has(f.dev) || !have.has(`${f.dev}|${f.mac.toLowerCase()}|${f.dst === undefined ? '' : canonicalIp(f.dst)}|${self ? 'self' : 'master'}`);
+      return (
+        newLinks.has(f.dev) ||
+        !have.has(
+          `${f.dev}|${f.mac.toLowerCase()}|${f.dst === undefined ? '' : canonicalIp(f.dst)}|${self ? 'self' : 'master'}`,
+        )
+      );
     })
     .map((entry) => ({ op: 'fdb-add', entry }));
 }
 
 /** Which program runs an operation, with its arguments (a batch line for `ip` and `bridge`). */
-export type EncodedOp = { readonly tool: 'ip' | 'bridge'; readonly args: readonly string[] } | { readonly tool: 'sysctl'; readonly assignments: readonly string[] };
+export type EncodedOp =
+  | { readonly tool: 'ip' | 'bridge'; readonly args: readonly string[] }
+  | { readonly tool: 'sysctl'; readonly assignments: readonly string[] };
 
 const onOffArgs = (c: LinkSetChanges): string[] => [
   ...(c.alias === undefined ? [] : ['alias', c.alias]),

@@ -27,7 +27,15 @@ async function tempNs(): Promise<TempNetns> {
 type Json = Record<string, unknown>;
 /** The parts of a link that a change would touch (timers in info_data move on their own). */
 const stable = (l: Json | undefined): unknown =>
-  l && { ifindex: l['ifindex'], ifalias: l['ifalias'], mtu: l['mtu'], master: l['master'], flags: l['flags'], address: l['address'], kind: (l['linkinfo'] as Json | undefined)?.['info_kind'] };
+  l && {
+    ifindex: l['ifindex'],
+    ifalias: l['ifalias'],
+    mtu: l['mtu'],
+    master: l['master'],
+    flags: l['flags'],
+    address: l['address'],
+    kind: (l['linkinfo'] as Json | undefined)?.['info_kind'],
+  };
 async function links(ns: TempNetns): Promise<Map<string, Json>> {
   const all = JSON.parse(await ns.ip('-j', '-d', 'link', 'show')) as Json[];
   return new Map(all.map((l) => [l['ifname'] as string, l]));
@@ -57,7 +65,14 @@ function l2State(peerNetns: string): DesiredState {
         up: true,
         port: { learning: false, neighSuppress: true },
       },
-      { kind: 'veth', name: 'pod0', peer: { name: 'eth1', netns: peerNetns }, master: 'br100', up: true, port: { hairpin: true } },
+      {
+        kind: 'veth',
+        name: 'pod0',
+        peer: { name: 'eth1', netns: peerNetns },
+        master: 'br100',
+        up: true,
+        port: { hairpin: true },
+      },
       { kind: 'macvlan', name: 'mv100', parent: 'br100', mode: 'bridge', up: true },
     ],
     routes: [
@@ -79,14 +94,28 @@ describe('reconcile (host kernel)', () => {
     expect(first.plan.ops.length).toBeGreaterThan(0);
 
     const l = await links(ns);
-    expect(l.get('br100')).toMatchObject({ mtu: 1450, ifalias: 'fabrik:test', linkinfo: { info_kind: 'bridge' } });
+    expect(l.get('br100')).toMatchObject({
+      mtu: 1450,
+      ifalias: 'fabrik:test',
+      linkinfo: { info_kind: 'bridge' },
+    });
     expect(l.get('vx100')).toMatchObject({
       master: 'br100',
       mtu: 1450,
-      linkinfo: { info_kind: 'vxlan', info_data: { id: 100, local: '192.0.2.1', port: 4789, learning: false }, info_slave_data: { learning: false, neigh_suppress: true } },
+      linkinfo: {
+        info_kind: 'vxlan',
+        info_data: { id: 100, local: '192.0.2.1', port: 4789, learning: false },
+        info_slave_data: { learning: false, neigh_suppress: true },
+      },
     });
-    expect(l.get('pod0')).toMatchObject({ master: 'br100', linkinfo: { info_slave_data: { hairpin: true } } });
-    expect(l.get('mv100')).toMatchObject({ link: 'br100', linkinfo: { info_kind: 'macvlan', info_data: { mode: 'bridge' } } });
+    expect(l.get('pod0')).toMatchObject({
+      master: 'br100',
+      linkinfo: { info_slave_data: { hairpin: true } },
+    });
+    expect(l.get('mv100')).toMatchObject({
+      link: 'br100',
+      linkinfo: { info_kind: 'macvlan', info_data: { mode: 'bridge' } },
+    });
     for (const name of ['br100', 'vx100', 'pod0', 'mv100']) expect(l.get(name)?.['flags']).toContain('UP');
     expect((await links(pod)).get('eth1')).toBeDefined();
 
@@ -98,9 +127,13 @@ describe('reconcile (host kernel)', () => {
       expect.objectContaining({ dst: '10.200.0.0/24', gateway: '10.100.0.254', protocol: '249' }),
       expect.objectContaining({ dst: '10.201.0.0/24', type: 'blackhole', protocol: '249' }),
     ]);
-    expect(JSON.parse(await ns.ip('-j', 'neigh', 'show', 'dev', 'br100'))).toEqual([expect.objectContaining({ dst: '10.100.0.7', lladdr: '02:00:00:00:01:07' })]);
+    expect(JSON.parse(await ns.ip('-j', 'neigh', 'show', 'dev', 'br100'))).toEqual([
+      expect.objectContaining({ dst: '10.100.0.7', lladdr: '02:00:00:00:01:07' }),
+    ]);
     const fdb = JSON.parse((await ns.exec('bridge', ['-j', 'fdb', 'show', 'dev', 'vx100'])).stdout) as Json[];
-    expect(fdb).toEqual(expect.arrayContaining([expect.objectContaining({ mac: '00:00:00:00:00:00', dst: '192.0.2.2' })]));
+    expect(fdb).toEqual(
+      expect.arrayContaining([expect.objectContaining({ mac: '00:00:00:00:00:00', dst: '192.0.2.2' })]),
+    );
     expect((await ns.exec('sysctl', ['-n', 'net.ipv4.conf.br100.arp_accept'])).stdout.trim()).toBe('1');
 
     const again = await nl.reconcile(desired);
@@ -120,7 +153,11 @@ describe('reconcile (host kernel)', () => {
       ...desired,
       links: [
         ...desired.links.map((link) =>
-          link.name === 'br100' ? { ...link, mtu: 1400 } : link.name === 'vx100' ? { ...link, mtu: 1400, master: 'br200' } : link,
+          link.name === 'br100'
+            ? { ...link, mtu: 1400 }
+            : link.name === 'vx100'
+              ? { ...link, mtu: 1400, master: 'br200' }
+              : link,
         ),
         { kind: 'bridge' as const, name: 'br200', mtu: 1400, up: true },
       ].filter((link) => link.name !== 'mv100'),
@@ -132,11 +169,19 @@ describe('reconcile (host kernel)', () => {
 
     const after = await links(ns);
     expect(after.get('br100')).toMatchObject({ mtu: 1400, ifindex: before.get('br100')?.['ifindex'] });
-    expect(after.get('vx100')).toMatchObject({ mtu: 1400, master: 'br200', ifindex: before.get('vx100')?.['ifindex'] });
+    expect(after.get('vx100')).toMatchObject({
+      mtu: 1400,
+      master: 'br200',
+      ifindex: before.get('vx100')?.['ifindex'],
+    });
     // Re-enslaving resets port flags: the planner sets them again.
-    expect(after.get('vx100')).toMatchObject({ linkinfo: { info_slave_data: { learning: false, neigh_suppress: true } } });
+    expect(after.get('vx100')).toMatchObject({
+      linkinfo: { info_slave_data: { learning: false, neigh_suppress: true } },
+    });
     expect(after.has('mv100')).toBe(false);
-    expect((JSON.parse(await ns.ip('-j', 'route', 'show', 'table', '100')) as Json[]).map((x) => x['dst'])).toEqual(['10.201.0.0/24']);
+    expect(
+      (JSON.parse(await ns.ip('-j', 'route', 'show', 'table', '100')) as Json[]).map((x) => x['dst']),
+    ).toEqual(['10.201.0.0/24']);
     expect((await nl.reconcile(changed)).plan.ops).toEqual([]);
   });
 
@@ -157,11 +202,16 @@ describe('reconcile (host kernel)', () => {
     await nl.reconcile({ owner: 'test', links: [], routes: [] });
 
     const after = await links(ns);
-    for (const name of ['br1000', 'vx1000', 'br101']) expect(stable(after.get(name))).toEqual(stable(foreignBefore.get(name)));
+    for (const name of ['br1000', 'vx1000', 'br101'])
+      expect(stable(after.get(name))).toEqual(stable(foreignBefore.get(name)));
     expect([...after.keys()].sort()).toEqual(['br1000', 'br101', 'lo', 'vx1000']);
-    expect(JSON.parse(await ns.ip('-j', 'route', 'show', 'table', '100'))).toEqual([expect.objectContaining({ dst: '10.99.0.0/24' })]);
+    expect(JSON.parse(await ns.ip('-j', 'route', 'show', 'table', '100'))).toEqual([
+      expect.objectContaining({ dst: '10.99.0.0/24' }),
+    ]);
 
-    const err = await nl.reconcile({ owner: 'test', links: [{ kind: 'bridge', name: 'br1000', mtu: 1500 }] }).catch((e: unknown) => e);
+    const err = await nl
+      .reconcile({ owner: 'test', links: [{ kind: 'bridge', name: 'br1000', mtu: 1500 }] })
+      .catch((e: unknown) => e);
     expect(isOwnershipConflictError(err)).toBe(true);
     expect(stable((await links(ns)).get('br1000'))).toEqual(stable(foreignBefore.get('br1000')));
   });
@@ -185,11 +235,19 @@ describe('reconcile (host kernel)', () => {
   it('rejects an invalid desired state naming the field, and changes nothing', async () => {
     const ns = await tempNs();
     const nl = createNetlink({ netns: ns.name });
-    const bad = { owner: 'test', links: [{ kind: 'bridge', name: 'br0' }, { kind: 'vxlan', name: 'vx0', vni: 1 << 24, master: 'br0' }] } as unknown as DesiredState;
+    const bad = {
+      owner: 'test',
+      links: [
+        { kind: 'bridge', name: 'br0' },
+        { kind: 'vxlan', name: 'vx0', vni: 1 << 24, master: 'br0' },
+      ],
+    } as unknown as DesiredState;
     const err = await nl.reconcile(bad).catch((e: unknown) => e);
     expect(isInvalidDesiredStateError(err)).toBe(true);
     expect(err).toMatchObject({ path: 'links[1].vni' });
-    const dangling = await nl.reconcile({ owner: 'test', links: [{ kind: 'bridge', name: 'br0', master: 'vrf-missing' }] }).catch((e: unknown) => e);
+    const dangling = await nl
+      .reconcile({ owner: 'test', links: [{ kind: 'bridge', name: 'br0', master: 'vrf-missing' }] })
+      .catch((e: unknown) => e);
     expect(dangling).toMatchObject({ path: 'links[0].master' });
     expect([...(await links(ns)).keys()]).toEqual(['lo']);
   });

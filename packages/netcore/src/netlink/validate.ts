@@ -6,7 +6,9 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown, path = ''): T 
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new InvalidDesiredStateError(joinPath(path, issue?.path ?? []), issue?.message ?? 'invalid', { cause: parsed.error });
+  throw new InvalidDesiredStateError(joinPath(path, issue?.path ?? []), issue?.message ?? 'invalid', {
+    cause: parsed.error,
+  });
 }
 
 /** `links` + [2, 'vni'] -> `links[2].vni` */

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { decodeBridgePort, decodeKindSpec, type BridgePortFlags, type ObservedLinkSpec } from '../links/index.js';
+import {
+  decodeBridgePort,
+  decodeKindSpec,
+  type BridgePortFlags,
+  type ObservedLinkSpec,
+} from '../links/index.js';
 import { parseIpJson } from './parse.js';
 
 /** An address as the kernel has it on a link. */
@@ -15,7 +20,11 @@ export interface ObservedAddress {
 export interface ObservedLink {
   readonly ifindex: number;
   /** Kind-specific spec with the common attributes filled in (mtu, mac, up = admin state, master or null). */
-  readonly spec: ObservedLinkSpec & { readonly mtu: number; readonly up: boolean; readonly master: string | null };
+  readonly spec: ObservedLinkSpec & {
+    readonly mtu: number;
+    readonly up: boolean;
+    readonly master: string | null;
+  };
   /** The ifalias: fabrik's ownership mark lives here. */
   readonly alias: string | undefined;
   /** Carrier and operational state is up (`LOWER_UP`). */
@@ -39,7 +48,10 @@ const AddrInfoJson = z.looseObject({
 // info_data / info_slave_data: read field by field with type checks (links/*), so only "is an
 // object" is checked here; a full record check of 40 bridge options per link costs more than
 // the rest of the decode.
-const Record = z.custom<Readonly<Record<string, unknown>>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected an object');
+const Record = z.custom<Readonly<Record<string, unknown>>>(
+  (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  'expected an object',
+);
 
 // Only the fields this layer reads are checked: iproute2 adds fields between versions. Loose
 // objects pass the other ~20 fields through instead of copying the object without them: twice
@@ -72,8 +84,14 @@ function toObservedAddresses(info: LinkJson['addr_info']): ObservedAddress[] | u
   if (!info) return undefined;
   const out: ObservedAddress[] = [];
   for (const a of info) {
-    if ((a.family !== 'inet' && a.family !== 'inet6') || a.local === undefined || a.prefixlen === undefined) continue;
-    out.push({ address: `${a.local}/${a.prefixlen}`, family: a.family, nodad: a.nodad ?? false, scope: a.scope ?? 'global' });
+    if ((a.family !== 'inet' && a.family !== 'inet6') || a.local === undefined || a.prefixlen === undefined)
+      continue;
+    out.push({
+      address: `${a.local}/${a.prefixlen}`,
+      family: a.family,
+      nodad: a.nodad ?? false,
+      scope: a.scope ?? 'global',
+    });
   }
   return out;
 }
@@ -105,4 +123,5 @@ export function toObservedLink(j: LinkJson): ObservedLink {
 }
 
 /** Decodes the stdout of `ip -j -d link show` or `ip -j -d addr show`. */
-export const decodeLinkDump = (stdout: string): ObservedLink[] => parseIpJson('ip -j -d link/addr dump', stdout, LinkDump).map(toObservedLink);
+export const decodeLinkDump = (stdout: string): ObservedLink[] =>
+  parseIpJson('ip -j -d link/addr dump', stdout, LinkDump).map(toObservedLink);

@@ -12,7 +12,11 @@ export function parseIpJson<T>(what: string, stdout: string, schema: z.ZodType<T
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new NetlinkDecodeError(what, `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'unexpected shape'}`, { cause: parsed.error });
+    throw new NetlinkDecodeError(
+      what,
+      `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'unexpected shape'}`,
+      { cause: parsed.error },
+    );
   }
   return parsed.data;
 }

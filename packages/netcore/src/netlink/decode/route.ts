@@ -52,7 +52,10 @@ function scopeId(scope: string | number | undefined): number {
   return scope in ROUTE_SCOPES ? ROUTE_SCOPES[scope as RouteScopeName] : Number(scope);
 }
 
-function routeMetric(metrics: ReadonlyArray<Record<string, unknown>> | undefined, key: string): number | undefined {
+function routeMetric(
+  metrics: ReadonlyArray<Record<string, unknown>> | undefined,
+  key: string,
+): number | undefined {
   const v = metrics?.find((m) => key in m)?.[key];
   const n = Array.isArray(v) ? v[v.length - 1] : v;
   return typeof n === 'number' ? n : undefined;

@@ -42,7 +42,9 @@ export const bridgePortArgs = (flags: BridgePortFlags): string[] => [
 ];
 
 /** Port flags from `info_slave_data` of a bridge port. */
-export const decodeBridgePort = (slaveData: Readonly<Record<string, unknown>>): Required<BridgePortFlags> => ({
+export const decodeBridgePort = (
+  slaveData: Readonly<Record<string, unknown>>,
+): Required<BridgePortFlags> => ({
   learning: bool(slaveData['learning']) ?? true,
   neighSuppress: bool(slaveData['neigh_suppress']) ?? false,
   hairpin: bool(slaveData['hairpin']) ?? false,

@@ -44,7 +44,9 @@ export interface RawLinkView {
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 export const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
-export const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : undefined);
+export const bool = (v: unknown): boolean | undefined =>
+  typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : undefined;
 
 /** `[flag, value]` when `value` is defined, nothing otherwise: keeps encoders flat. */
-export const opt = (flag: string, value: string | number | undefined): string[] => (value === undefined ? [] : [flag, String(value)]);
+export const opt = (flag: string, value: string | number | undefined): string[] =>
+  value === undefined ? [] : [flag, String(value)];

@@ -1,8 +1,20 @@
 import { z } from 'zod';
 import { opt, type LinkAttrs, type RawLinkView } from './common.js';
-import { BridgeSpecSchema, bridgeNeedsRecreate, bridgeTypeArgs, decodeBridge, type BridgeSpec } from './bridge.js';
+import {
+  BridgeSpecSchema,
+  bridgeNeedsRecreate,
+  bridgeTypeArgs,
+  decodeBridge,
+  type BridgeSpec,
+} from './bridge.js';
 import { DummySpecSchema, decodeDummy, dummyTypeArgs, type DummySpec } from './dummy.js';
-import { MacvlanSpecSchema, decodeMacvlan, macvlanNeedsRecreate, macvlanTypeArgs, type MacvlanSpec } from './macvlan.js';
+import {
+  MacvlanSpecSchema,
+  decodeMacvlan,
+  macvlanNeedsRecreate,
+  macvlanTypeArgs,
+  type MacvlanSpec,
+} from './macvlan.js';
 import { VethSpecSchema, decodeVeth, vethNeedsRecreate, vethTypeArgs, type VethSpec } from './veth.js';
 import { VlanSpecSchema, decodeVlan, vlanNeedsRecreate, vlanTypeArgs, type VlanSpec } from './vlan.js';
 import { VrfSpecSchema, decodeVrf, vrfNeedsRecreate, vrfTypeArgs, type VrfSpec } from './vrf.js';
@@ -68,7 +80,16 @@ function typeArgs(spec: LinkSpec): string[] {
  */
 export function linkAddArgs(spec: LinkSpec): string[] {
   const lower = spec.kind === 'vlan' || spec.kind === 'macvlan' ? ['link', spec.parent] : [];
-  return ['link', 'add', ...lower, 'name', spec.name, ...opt('mtu', spec.mtu), ...opt('address', spec.mac), ...typeArgs(spec)];
+  return [
+    'link',
+    'add',
+    ...lower,
+    'name',
+    spec.name,
+    ...opt('mtu', spec.mtu),
+    ...opt('address', spec.mac),
+    ...typeArgs(spec),
+  ];
 }
 
 /** True when the kind-specific attributes differ in a way that cannot be changed in place. */
@@ -93,7 +114,11 @@ export function needsRecreate(desired: LinkSpec, observed: ObservedLinkSpec): bo
 }
 
 /** The kind-specific part of a link from `ip -j -d link` (`info_kind`, `info_data`, `link`). */
-export function decodeKindSpec(name: string, infoKind: string | undefined, raw: RawLinkView): ObservedLinkSpec {
+export function decodeKindSpec(
+  name: string,
+  infoKind: string | undefined,
+  raw: RawLinkView,
+): ObservedLinkSpec {
   switch (infoKind) {
     case 'vrf':
       return decodeVrf(name, raw);
@@ -119,4 +144,12 @@ export { LinkAttrsSchema, MacAddress } from './common.js';
 export type { VrfSpec, BridgeSpec, VxlanSpec, VlanSpec, VethSpec, MacvlanSpec, DummySpec };
 export { BridgePortFlagsSchema, bridgePortArgs, decodeBridgePort } from './bridge.js';
 export type { BridgePortFlags } from './bridge.js';
-export { VrfSpecSchema, BridgeSpecSchema, VxlanSpecSchema, VlanSpecSchema, VethSpecSchema, MacvlanSpecSchema, DummySpecSchema };
+export {
+  VrfSpecSchema,
+  BridgeSpecSchema,
+  VxlanSpecSchema,
+  VlanSpecSchema,
+  VethSpecSchema,
+  MacvlanSpecSchema,
+  DummySpecSchema,
+};

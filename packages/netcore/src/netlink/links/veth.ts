@@ -41,7 +41,9 @@ export const vethTypeArgs = (spec: VethSpec): string[] => [
   spec.peer.name,
   ...(spec.peer.mtu === undefined ? [] : ['mtu', String(spec.peer.mtu)]),
   ...(spec.peer.mac === undefined ? [] : ['address', spec.peer.mac]),
-  ...(spec.peer.netns === undefined ? [] : ['netns', netnsArg(parseNetnsTarget(spec.peer.netns, 'peer.netns'))]),
+  ...(spec.peer.netns === undefined
+    ? []
+    : ['netns', netnsArg(parseNetnsTarget(spec.peer.netns, 'peer.netns'))]),
 ];
 
 /** The peer's name is known only when it lives in the same namespace (`link`); otherwise it is left empty. */

@@ -12,7 +12,12 @@ export type VrfSpec = z.infer<typeof VrfSpecSchema>;
 /** Arguments after `ip link add NAME`: `type vrf table T`. */
 export const vrfTypeArgs = (spec: VrfSpec): string[] => ['type', 'vrf', 'table', String(spec.table)];
 
-export const decodeVrf = (name: string, raw: RawLinkView): VrfSpec => ({ kind: 'vrf', name, table: num(raw.infoData['table']) ?? 0 });
+export const decodeVrf = (name: string, raw: RawLinkView): VrfSpec => ({
+  kind: 'vrf',
+  name,
+  table: num(raw.infoData['table']) ?? 0,
+});
 
 /** The table of a VRF cannot change in place: a different table means delete and recreate. */
-export const vrfNeedsRecreate = (desired: VrfSpec, observed: VrfSpec): boolean => desired.table !== observed.table;
+export const vrfNeedsRecreate = (desired: VrfSpec, observed: VrfSpec): boolean =>
+  desired.table !== observed.table;

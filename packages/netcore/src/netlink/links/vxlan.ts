@@ -37,7 +37,11 @@ export const vxlanTypeArgs = (spec: VxlanSpec): string[] => [
 
 export function decodeVxlan(name: string, raw: RawLinkView): VxlanSpec {
   const d = raw.infoData;
-  const spec: { -readonly [K in keyof VxlanSpec]: VxlanSpec[K] } = { kind: 'vxlan', name, vni: num(d['id']) ?? 0 };
+  const spec: { -readonly [K in keyof VxlanSpec]: VxlanSpec[K] } = {
+    kind: 'vxlan',
+    name,
+    vni: num(d['id']) ?? 0,
+  };
   const local = str(d['local']) ?? str(d['local6']);
   const remote = str(d['remote']) ?? str(d['remote6']);
   const group = str(d['group']) ?? str(d['group6']);
