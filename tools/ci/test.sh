@@ -15,6 +15,7 @@ stage() {
 }
 export CI=${CI:-1}
 stage lint npx eslint . --max-warnings=0
+stage format npx prettier --check .
 stage typecheck npx nx run-many -t typecheck --outputStyle=static
 stage build npx nx run-many -t build --outputStyle=static
 stage unit+host npx vitest run --project unit --project host --reporter=default --reporter=json --outputFile.json="$results/host.json"
