@@ -62,11 +62,15 @@ try {
 
   const fabrik: Array<{ add: number; total: number }> = [];
   const go: Array<{ add: number; total: number }> = [];
-  // The floor of any Node.js plugin on this machine right now: two bare `node -e 0` starts.
+  // The floor of any Node.js plugin on this machine right now: two bare `node -e 0` starts, with
+  // the same bare environment the plugins get (variables such as NODE_EXTRA_CA_CERTS in this
+  // process's environment would add tens of milliseconds to every Node start).
   const nodeFloor: number[] = [];
   const nodeStart = async () => {
     const t0 = performance.now();
-    await runCommand(process.execPath, ['-e', '0']);
+    await runCommand(process.execPath, ['-e', '0'], {
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+    });
     return performance.now() - t0;
   };
   for (let i = 0; i < WARMUP + PAIRS; i++) {
