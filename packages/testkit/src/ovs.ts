@@ -24,32 +24,45 @@ export interface OvsInstance {
 
 const SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
 
-async function killPidfile(pidfile: string): Promise<void> {
-  let pid: number;
+const readPid = async (pidfile: string): Promise<number | undefined> => {
+  const pid = Number((await readFile(pidfile, 'utf8').catch(() => '')).trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+};
+
+const running = (pid: number): boolean => {
   try {
-    pid = Number((await readFile(pidfile, 'utf8')).trim());
+    process.kill(pid, 0);
+    return true;
   } catch {
-    return;
+    return false;
   }
+};
+
+async function exited(pid: number, withinMs: number): Promise<boolean> {
+  for (const until = Date.now() + withinMs; Date.now() < until;) {
+    if (!running(pid)) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return !running(pid);
+}
+
+/** Waits `graceMs` for the process to exit by itself, then SIGTERM, then SIGKILL. */
+async function stopProcess(pid: number | undefined, graceMs = 0): Promise<void> {
+  if (pid === undefined || (await exited(pid, graceMs))) return;
   try {
     process.kill(pid, 'SIGTERM');
   } catch {
     return;
   }
-  for (let i = 0; i < 100; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  if (await exited(pid, 2000)) return;
   try {
     process.kill(pid, 'SIGKILL');
   } catch {
     /* already gone */
   }
 }
+
+const killPidfile = async (pidfile: string): Promise<void> => stopProcess(await readPid(pidfile));
 
 export interface StartOvsOptions {
   /**
@@ -124,7 +137,13 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    await killPidfile(join(dir, 'vs.pid'));
+    // The userspace datapath creates its bridge ports as persistent tap devices, which outlive a
+    // killed vswitchd: `exit --cleanup` has it delete them first. Killing is the fallback.
+    const vswitchd = await readPid(join(dir, 'vs.pid'));
+    await runCommand('ovs-appctl', ['-t', join(dir, 'vs.ctl'), 'exit', '--cleanup'], {
+      timeoutMs: 10_000,
+    }).catch(() => {});
+    await stopProcess(vswitchd, 5000);
     await killPidfile(join(dir, 'db.pid'));
     await rm(dir, { recursive: true, force: true });
     await unlock();
