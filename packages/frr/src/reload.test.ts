@@ -7,6 +7,7 @@ import {
   reloadFrr,
   splitConfigBlocks,
   withVrfBlocksOf,
+  newVrfBlocksOnly,
 } from './reload.js';
 import { parseFrrStatus } from './status.js';
 
@@ -185,6 +186,16 @@ describe('two-pass apply', () => {
   });
   it('skips the vrf pass when every vrf block is running already', () => {
     expect(withVrfBlocksOf(running, 'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\n')).toBeNull();
+  });
+  it('applies vrf blocks that are all new as plain additions', () => {
+    const config = 'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\nvrf green\n vni 1003\nexit-vrf\n!\n';
+    expect(newVrfBlocksOnly(running, config)).toBe('vrf green\n vni 1003\nexit-vrf\n!\n');
+  });
+  it('leaves a changed vrf block to frr-reload.py', () => {
+    const config =
+      'hostname h\n!\nvrf red\n vni 1001\n ip route 10.0.0.0/8 blackhole\nexit-vrf\n!\nvrf green\n vni 1003\nexit-vrf\n!\n';
+    expect(newVrfBlocksOnly(running, config)).toBeNull();
+    expect(newVrfBlocksOnly(running, 'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\n')).toBeNull();
   });
 });
 

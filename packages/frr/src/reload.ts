@@ -162,10 +162,14 @@ async function applyInTwoPasses(
 ): Promise<void> {
   const vrfPass = withVrfBlocksOf(running, config);
   if (vrfPass !== null) {
+    // Blocks that are all new are plain additions: vtysh applies them in a fraction of the time
+    // frr-reload.py takes (seconds in the lab). A changed block needs frr-reload.py's diff.
+    const additions = newVrfBlocksOnly(running, config);
     const vrfFile = join(configDir, `.fabrik-vrfs-${randomBytes(4).toString('hex')}.conf`);
     try {
-      await writeFileAtomic(vrfFile, vrfPass);
-      await runReload(target, ['--reload', '--stdout', vrfFile], 'reload');
+      await writeFileAtomic(vrfFile, additions ?? vrfPass);
+      if (additions !== null) await runVtyshFile(target, vrfFile);
+      else await runReload(target, ['--reload', '--stdout', vrfFile], 'reload');
     } finally {
       await rm(vrfFile, { force: true });
     }
@@ -174,6 +178,16 @@ async function applyInTwoPasses(
     await writeFileAtomic(file, config);
   }
   await runReload(target, ['--reload', '--stdout', file], 'reload');
+}
+
+/** Applies a file of configuration commands as additions. Equivalent to: `vtysh -N PATHSPACE -f FILE`. */
+async function runVtyshFile(target: FrrTarget, file: string): Promise<void> {
+  try {
+    await runFrrTool(target, 'vtysh', ['-N', target.pathspace, '-f', file]);
+  } catch (e) {
+    if (!isCommandError(e)) throw e;
+    throw new FrrReloadError('reload', frrMessage(e.stdout, e.stderr) || `exit code ${e.exitCode}`, false);
+  }
 }
 
 async function runReload(target: FrrTarget, args: readonly string[], stage: FrrReloadStage): Promise<string> {
@@ -231,6 +245,23 @@ export function withVrfBlocksOf(running: string, config: string): string | null 
     ...runningBlocks.filter((b) => isVrf(b) && !wantedNames.has(b[0])),
   ];
   return `${blocks.map(text).join('\n!\n')}\n!\n`;
+}
+
+/**
+ * The `vrf` blocks of `config` whose VRF is not running at all, as a file of commands, when they
+ * are the only `vrf` blocks that differ from the running ones; null otherwise.
+ */
+export function newVrfBlocksOnly(running: string, config: string): string | null {
+  const isVrf = (b: readonly string[]) => /^vrf \S+$/.test(b[0] ?? '');
+  const text = (b: readonly string[]) => b.join('\n');
+  const runningVrfs = splitConfigBlocks(running).filter(isVrf);
+  const runningNames = new Set(runningVrfs.map((b) => b[0]));
+  const runningTexts = new Set(runningVrfs.map(text));
+  const differing = splitConfigBlocks(config)
+    .filter(isVrf)
+    .filter((b) => !runningTexts.has(text(b)));
+  if (differing.length === 0 || differing.some((b) => runningNames.has(b[0]))) return null;
+  return `${differing.map(text).join('\n!\n')}\n!\n`;
 }
 
 /**
