@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readlink } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTempNetns, type TempNetns } from '@fabrik/testkit';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { TempNetns } from '@fabrik/testkit';
+import { createTestNetns } from '@fabrik/testkit/vitest';
 import {
   createNetlink,
   isInvalidDesiredStateError,
@@ -15,15 +16,7 @@ import {
 // The imperative verbs against the host kernel, each in throwaway namespaces. Assertions read the
 // kernel with raw `ip -j`, not with the code under test.
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-async function tempNs(): Promise<TempNetns> {
-  const ns = await createTempNetns('fabrik-nl-');
-  cleanups.push(() => ns.destroy());
-  return ns;
-}
+const tempNs = (): Promise<TempNetns> => createTestNetns('fabrik-nl-');
 async function ipJson(ns: TempNetns, ...args: string[]): Promise<Array<Record<string, unknown>>> {
   return JSON.parse((await ns.ip('-j', ...args)) || '[]') as Array<Record<string, unknown>>;
 }
@@ -301,7 +294,7 @@ describe('createNetlink verbs (host kernel)', () => {
 /** A process that lives in `netns` until the test ends, so that /proc/PID/ns/net stays valid. */
 async function processInNetns(netns: string): Promise<ChildProcess & { pid: number }> {
   const child = spawn('ip', ['netns', 'exec', netns, 'sleep', '600'], { stdio: 'ignore' });
-  cleanups.push(async () => {
+  onTestFinished(() => {
     child.kill('SIGKILL');
   });
   const own = await readlink('/proc/self/ns/net');

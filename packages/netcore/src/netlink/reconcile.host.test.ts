@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTempNetns, type TempNetns } from '@fabrik/testkit';
+import { describe, expect, it } from 'vitest';
+import type { TempNetns } from '@fabrik/testkit';
+import { createTestNetns } from '@fabrik/testkit/vitest';
 import {
   createNetlink,
   isInvalidDesiredStateError,
@@ -15,15 +16,7 @@ import {
 // observe -> plan -> apply against the host kernel in throwaway namespaces. Assertions read the
 // kernel with raw `ip -j` / `bridge -j`, not with the code under test.
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-async function tempNs(): Promise<TempNetns> {
-  const ns = await createTempNetns('fabrik-nl-');
-  cleanups.push(() => ns.destroy());
-  return ns;
-}
+const tempNs = (): Promise<TempNetns> => createTestNetns('fabrik-nl-');
 type Json = Record<string, unknown>;
 /** The parts of a link that a change would touch (timers in info_data move on their own). */
 const stable = (l: Json | undefined): unknown =>
