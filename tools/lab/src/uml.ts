@@ -113,12 +113,11 @@ halt -f -p
  * The lab's processes are all killed and its state directory removed when this returns.
  */
 export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> {
-  const started = Date.now();
+  const startedAt = Date.now();
   const uml = locateUml();
   const cacheDir = resolve(here, '../../../node_modules/.cache/fabrik-lab');
   await mkdir(cacheDir, { recursive: true });
   const shim = buildShim(cacheDir);
-  // No dots in the path: it is on the kernel command line, which kmod scans for module options.
   const state = await mkdtemp('/var/tmp/fabrik-lab-');
   const modroot = join(state, 'modroot');
   await mkdir(join(modroot, 'lib/modules'), { recursive: true });
@@ -132,7 +131,7 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
 
   const onOutput = options.onOutput ?? ((s: string) => process.stdout.write(s));
   let tail = '';
-  let started_ = false;
+  let commandStarted = false;
   let ended = false;
   let pending = '';
   const child = spawn(
@@ -165,7 +164,7 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
     const text = b.toString('utf8').replace(/\r/g, '');
     tail = (tail + text).slice(-4000);
     if (ended) return;
-    if (started_) {
+    if (commandStarted) {
       const end = text.indexOf(END_MARK);
       if (end < 0) return onOutput(text);
       ended = true;
@@ -174,7 +173,7 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
     pending += text;
     const at = pending.indexOf(START_MARK);
     if (at >= 0) {
-      started_ = true;
+      commandStarted = true;
       const rest = pending.slice(at + START_MARK.length).replace(/^\n/, '');
       if (rest) onOutput(rest);
     } else if (pending.includes(MODULE_FAILURE)) {
@@ -206,10 +205,10 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
     }
     if (rc === undefined || Number.isNaN(rc)) {
       const why =
-        Date.now() - started >= (options.timeoutMs ?? 30 * 60_000) ? 'timed out' : `exited with ${status}`;
+        Date.now() - startedAt >= (options.timeoutMs ?? 30 * 60_000) ? 'timed out' : `exited with ${status}`;
       throw new LabCrashedError(`the lab kernel ${why} before the command finished`, tail);
     }
-    return { exitCode: rc, durationMs: Date.now() - started };
+    return { exitCode: rc, durationMs: Date.now() - startedAt };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
