@@ -8,11 +8,11 @@ import { LAB_NETWORKS, OVS_BRIDGE, type LabNode, type PodSpec } from './topology
 // fabrik-ovs plugin with NetworkAttachmentDefinition-style configs, inside the node's host netns.
 
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
-export const PLUGIN_DIR = join(repo, 'apps/cni-ovs/dist');
-export const CNITOOL = join(repo, 'node_modules/.cache/fabrik/cnitool');
+const PLUGIN_DIR = join(repo, 'apps/cni-ovs/dist');
+const CNITOOL = join(repo, 'node_modules/.cache/fabrik/cnitool');
 export const POD_IFNAME = 'net1';
 
-export const networkName = (vlan: number): string => `vlan${vlan}`;
+const networkName = (vlan: number): string => `vlan${vlan}`;
 
 /** A node's CNI setup: one conflist per VLAN network, caches of its own. */
 export interface NodeCni {

@@ -30,7 +30,7 @@ export const LAB_NETWORKS = [
 ] as const;
 
 /** The L3 VNI / VRF both nodes define. */
-export const LAB_VRF = { name: 'red', vni: 1001, table: 1001 } as const;
+export const LAB_VRF = { name: 'red', vni: 1001 } as const;
 
 export const OVS_BRIDGE = 'br-sec';
 export const TRUNK_HOST_IF = 'tr-host';
