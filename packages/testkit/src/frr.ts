@@ -1,7 +1,8 @@
-import { access, chown, mkdir, rm, writeFile, readFile } from 'node:fs/promises';
+import { access, chown, mkdir, rm, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runCommand, runInNetns, validateNetnsName } from '@fabrik/netcore';
+import { killPidfile } from './daemon.js';
 
 /** FRR's zebra and bgpd (and optionally more daemons) running inside one netns with pathspace `-N NAME`. */
 export interface FrrInstance {
@@ -68,19 +69,7 @@ export async function startFrr(options: StartFrrOptions): Promise<FrrInstance> {
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    for (const d of [...daemons].reverse()) {
-      try {
-        const pid = Number((await readFile(join(runDir, `${d}.pid`), 'utf8')).trim());
-        process.kill(pid, 'SIGTERM');
-        for (let i = 0; i < 100; i++) {
-          process.kill(pid, 0);
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        /* not running, or gone */
-      }
-    }
+    for (const d of [...daemons].reverse()) await killPidfile(join(runDir, `${d}.pid`));
     await rm(configDir, { recursive: true, force: true });
     await rm(runDir, { recursive: true, force: true });
   };

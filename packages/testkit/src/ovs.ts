@@ -1,7 +1,8 @@
-import { mkdir, mkdtemp, rm, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand, validateNetnsName } from '@fabrik/netcore';
+import { isRunning, killPidfile, readPid, stopProcess } from './daemon.js';
 
 /** A private ovsdb-server + ovs-vswitchd pair (userspace datapath), owned by one test file. */
 export interface OvsInstance {
@@ -24,46 +25,6 @@ export interface OvsInstance {
 
 const SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
 
-const readPid = async (pidfile: string): Promise<number | undefined> => {
-  const pid = Number((await readFile(pidfile, 'utf8').catch(() => '')).trim());
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-};
-
-const running = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function exited(pid: number, withinMs: number): Promise<boolean> {
-  for (const until = Date.now() + withinMs; Date.now() < until;) {
-    if (!running(pid)) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return !running(pid);
-}
-
-/** Waits `graceMs` for the process to exit by itself, then SIGTERM, then SIGKILL. */
-async function stopProcess(pid: number | undefined, graceMs = 0): Promise<void> {
-  if (pid === undefined || (await exited(pid, graceMs))) return;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  if (await exited(pid, 2000)) return;
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    /* already gone */
-  }
-}
-
-const killPidfile = async (pidfile: string): Promise<void> => stopProcess(await readPid(pidfile));
-
 export interface StartOvsOptions {
   /**
    * Run ovs-vswitchd inside this netns (ovsdb-server stays reachable through its socket).
@@ -79,15 +40,6 @@ export interface StartOvsOptions {
 const ROOT_NETNS_LOCK = '/run/fabrik-testkit-ovs.lock';
 const LOCK_WAIT_MS = 15 * 60_000;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function lockRootNetns(): Promise<() => Promise<void>> {
   const until = Date.now() + LOCK_WAIT_MS;
   for (;;) {
@@ -98,9 +50,9 @@ async function lockRootNetns(): Promise<() => Promise<void>> {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    const holder = Number(await readFile(join(ROOT_NETNS_LOCK, 'pid'), 'utf8').catch(() => 'NaN'));
+    const holder = await readPid(join(ROOT_NETNS_LOCK, 'pid'));
     // A holder that died (a killed test run) leaves the lock behind: take it over.
-    if (Number.isInteger(holder) && !alive(holder))
+    if (holder !== undefined && !isRunning(holder))
       await rm(ROOT_NETNS_LOCK, { recursive: true, force: true });
     if (Date.now() > until)
       throw new Error(`startOvs: ${ROOT_NETNS_LOCK} held by pid ${holder} for too long`);
