@@ -110,7 +110,7 @@ describe('bridges and ports', () => {
     expect(await get('Interface', br, 'type')).toBe('internal');
 
     const ids = { 'fabrik-test': br };
-    const a1 = await addPort(client, {
+    const accessPort = {
       bridge: br,
       name: access,
       type: 'internal',
@@ -120,18 +120,9 @@ describe('bridges and ports', () => {
       externalIds: ids,
       interfaceExternalIds: { pod: 'a' },
       owner: 'fabrik-cni',
-    });
-    const a2 = await addPort(client, {
-      bridge: br,
-      name: access,
-      type: 'internal',
-      tag: 100,
-      mtuRequest: 1400,
-      ofportRequest: 77,
-      externalIds: ids,
-      interfaceExternalIds: { pod: 'a' },
-      owner: 'fabrik-cni',
-    });
+    } as const;
+    const a1 = await addPort(client, accessPort);
+    const a2 = await addPort(client, accessPort); // the same spec again: idempotent
     expect(a2).toEqual(a1);
     await addPort(client, {
       bridge: br,
