@@ -1,5 +1,8 @@
 export {
   InterfaceName,
+  SysctlSafeInterfaceName,
+  MacAddress,
+  NetnsName,
   VrfName,
   VlanId,
   Vni,

@@ -1,5 +1,6 @@
 // The root entry re-exports the building blocks every consumer needs; netlink and OVSDB have
 // entry points of their own (@fabrik/netcore/netlink, @fabrik/netcore/ovsdb).
+export { FabrikError, isFabrikError, errorGuard } from './errors.js';
 export {
   runCommand,
   CommandError,

@@ -1,4 +1,4 @@
-import { InterfaceName } from '@fabrik/api';
+import { InterfaceName, NetnsName } from '@fabrik/api';
 import { InvalidDesiredStateError } from './errors.js';
 
 /** The kernel's limit for interface names (IFNAMSIZ - 1). */
@@ -29,9 +29,10 @@ export function vlanLinkName(parent: string, vid: number): string {
 }
 
 // A netns is addressed either by its name under /run/netns or by the path of a netns file
-// (what CNI passes: /proc/PID/ns/net, /var/run/netns/cni-...).
-const NETNS_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-const NAMED_NETNS_PATH = /^\/(?:var\/)?run\/netns\/([A-Za-z0-9][A-Za-z0-9_.-]{0,63})$/;
+// (what CNI passes: /proc/PID/ns/net, /var/run/netns/cni-...). Names follow @fabrik/api's
+// `NetnsName`, the rule netns/ validates with too.
+const NAMED_NETNS_PATH = /^\/(?:var\/)?run\/netns\/([^/]+)$/;
+const isNetnsName = (s: string): boolean => NetnsName.safeParse(s).success;
 
 /** A validated network namespace reference. */
 export type NetnsTarget =
@@ -43,14 +44,14 @@ export type NetnsTarget =
  */
 export function parseNetnsTarget(ref: string, field = 'netns'): NetnsTarget {
   const named = NAMED_NETNS_PATH.exec(ref);
-  if (named?.[1] && named[1] !== '.' && named[1] !== '..') return { kind: 'name', name: named[1] };
+  if (named?.[1] && isNetnsName(named[1])) return { kind: 'name', name: named[1] };
   if (ref.startsWith('/')) {
     if (ref.includes('\0') || ref.split('/').some((part) => part === '..')) {
       throw new InvalidDesiredStateError(field, `${JSON.stringify(ref)} is not a clean absolute path`);
     }
     return { kind: 'path', path: ref };
   }
-  if (!NETNS_NAME.test(ref) || ref === '.' || ref === '..') {
+  if (!isNetnsName(ref)) {
     throw new InvalidDesiredStateError(
       field,
       `${JSON.stringify(ref)} is neither a netns name (1-64 of [A-Za-z0-9_.-]) nor an absolute path`,

@@ -1,12 +1,9 @@
 import { readdir } from 'node:fs/promises';
+import { NetnsName } from '@fabrik/api';
 import { runCommand, type RunOptions, type RunResult } from '../exec/run.js';
 
 /** Where iproute2 keeps named network namespaces. */
 export const NETNS_RUN_DIR = '/run/netns';
-
-// iproute2 accepts more, but a netns name also becomes a file name and an FRR pathspace (-N):
-// keep to characters that are safe in both.
-const NETNS_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /** A netns name was rejected before anything was changed. */
 export class InvalidNetnsNameError extends Error {
@@ -19,9 +16,9 @@ export class InvalidNetnsNameError extends Error {
   }
 }
 
-/** Throws {@link InvalidNetnsNameError} unless `name` is a valid named-netns name. */
+/** Throws {@link InvalidNetnsNameError} unless `name` is a valid named-netns name (@fabrik/api's `NetnsName`). */
 export function validateNetnsName(name: string): string {
-  if (!NETNS_NAME.test(name) || name === '.' || name === '..') throw new InvalidNetnsNameError(name);
+  if (!NetnsName.safeParse(name).success) throw new InvalidNetnsNameError(name);
   return name;
 }
 
