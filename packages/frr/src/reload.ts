@@ -1,7 +1,7 @@
 import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { isCommandError, validateNetnsName } from '@fabrik/netcore';
+import { FabrikError, errorGuard, isCommandError, validateNetnsName } from '@fabrik/netcore';
 import { redactConfigText } from './intent.js';
 import { parseVtyshJson, runFrrTool, showRunningConfig, vtysh, type FrrTarget } from './vtysh.js';
 
@@ -37,8 +37,8 @@ export interface FrrReloadResult {
 export type FrrReloadStage = 'test' | 'reload';
 
 /** frr-reload.py failed; `frrMessage` is FRR's own output (passwords redacted). */
-export class FrrReloadError extends Error {
-  readonly code = 'FRR_RELOAD_FAILED' as const;
+export class FrrReloadError extends FabrikError<'FRR_RELOAD_FAILED'> {
+  override readonly name = 'FrrReloadError';
   constructor(
     readonly stage: FrrReloadStage,
     readonly frrMessage: string,
@@ -46,13 +46,13 @@ export class FrrReloadError extends Error {
     readonly restored: boolean,
   ) {
     super(
+      'FRR_RELOAD_FAILED',
       `frr-reload.py --${stage} failed${restored ? ' (previous configuration restored)' : ''}: ${frrMessage}`,
     );
-    this.name = 'FrrReloadError';
   }
 }
 
-export const isFrrReloadError = (e: unknown): e is FrrReloadError => e instanceof FrrReloadError;
+export const isFrrReloadError = errorGuard(FrrReloadError);
 
 export interface FrrVniMismatch {
   readonly vrf: string;
@@ -65,20 +65,20 @@ export interface FrrVniMismatch {
  * The reload succeeded, but zebra does not map every L3 VNI to its VRF (frr-reload.py can
  * partially apply `vrf` blocks and leave the L3 VNI on the default VRF).
  */
-export class FrrVniMappingError extends Error {
-  readonly code = 'FRR_VNI_MAPPING' as const;
+export class FrrVniMappingError extends FabrikError<'FRR_VNI_MAPPING'> {
+  override readonly name = 'FrrVniMappingError';
   constructor(
     readonly mismatches: readonly FrrVniMismatch[],
     readonly result: FrrReloadResult,
   ) {
     super(
+      'FRR_VNI_MAPPING',
       `after the reload zebra maps L3 VNIs wrongly: ${mismatches.map((m) => `VNI ${m.vni} -> ${m.actualVrf ?? 'nothing'} (want ${m.vrf})`).join(', ')}`,
     );
-    this.name = 'FrrVniMappingError';
   }
 }
 
-export const isFrrVniMappingError = (e: unknown): e is FrrVniMappingError => e instanceof FrrVniMappingError;
+export const isFrrVniMappingError = errorGuard(FrrVniMappingError);
 
 /**
  * Applies a configuration to running FRR daemons: writes it atomically, runs

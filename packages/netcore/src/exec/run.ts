@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { FabrikError, errorGuard } from '../errors.js';
 
 /** Options of {@link runCommand}. */
 export interface RunOptions {
@@ -19,8 +20,8 @@ export interface RunResult {
 }
 
 /** A command exited non-zero, was killed, or timed out. */
-export class CommandError extends Error {
-  readonly code = 'COMMAND_FAILED' as const;
+export class CommandError extends FabrikError<'COMMAND_FAILED'> {
+  override readonly name = 'CommandError';
   constructor(
     readonly argv: readonly string[],
     readonly exitCode: number | null,
@@ -29,26 +30,27 @@ export class CommandError extends Error {
     readonly signal: NodeJS.Signals | null = null,
   ) {
     const why = signal ? `killed by ${signal}` : `exit code ${exitCode}`;
-    super(`${argv.join(' ')}: ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`);
-    this.name = 'CommandError';
+    super('COMMAND_FAILED', `${argv.join(' ')}: ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`);
   }
 }
 
 /** The program to run does not exist on this machine (ENOENT from spawn). */
-export class CommandNotFoundError extends Error {
-  readonly code = 'COMMAND_NOT_FOUND' as const;
+export class CommandNotFoundError extends FabrikError<'COMMAND_NOT_FOUND'> {
+  override readonly name = 'CommandNotFoundError';
   constructor(
     readonly file: string,
     options?: { cause?: unknown },
   ) {
-    super(`${file}: command not found (is the package that provides it installed?)`, options);
-    this.name = 'CommandNotFoundError';
+    super(
+      'COMMAND_NOT_FOUND',
+      `${file}: command not found (is the package that provides it installed?)`,
+      options,
+    );
   }
 }
 
-export const isCommandError = (e: unknown): e is CommandError => e instanceof CommandError;
-export const isCommandNotFoundError = (e: unknown): e is CommandNotFoundError =>
-  e instanceof CommandNotFoundError;
+export const isCommandError = errorGuard(CommandError);
+export const isCommandNotFoundError = errorGuard(CommandNotFoundError);
 
 /**
  * Runs `file` with `args` without a shell (the only way fabrik starts processes) and resolves

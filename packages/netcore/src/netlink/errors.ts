@@ -1,52 +1,54 @@
+import { FabrikError, errorGuard } from '../errors.js';
 import type { PlanOp } from './plan.js';
 import type { NetlinkBatchOp } from './batch.js';
 
-// Typed errors of the netlink layer. Every class has a `code` callers can branch on and an
-// `isX()` guard; causes are always passed on.
+// Typed errors of the netlink layer: FabrikError subclasses with a `code` callers can branch on
+// and an `isX()` guard; causes are always passed on.
 
 /** The desired state (or an argument of a verb) is invalid; `path` names the field. */
-export class InvalidDesiredStateError extends Error {
-  readonly code = 'INVALID_DESIRED_STATE' as const;
+export class InvalidDesiredStateError extends FabrikError<'INVALID_DESIRED_STATE'> {
+  override readonly name = 'InvalidDesiredStateError';
   constructor(
     /** Field path, for example `links[3].vni`. */
     readonly path: string,
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`invalid desired state at ${path || '(root)'}: ${reason}`, options);
-    this.name = 'InvalidDesiredStateError';
+    super('INVALID_DESIRED_STATE', `invalid desired state at ${path || '(root)'}: ${reason}`, options);
   }
 }
 
 /** The named link does not exist in the namespace. */
-export class LinkNotFoundError extends Error {
-  readonly code = 'LINK_NOT_FOUND' as const;
+export class LinkNotFoundError extends FabrikError<'LINK_NOT_FOUND'> {
+  override readonly name = 'LinkNotFoundError';
   constructor(
     readonly linkName: string,
     readonly netns: string | undefined,
     options?: { cause?: unknown },
   ) {
-    super(`link ${JSON.stringify(linkName)} not found${netns ? ` in netns ${netns}` : ''}`, options);
-    this.name = 'LinkNotFoundError';
+    super(
+      'LINK_NOT_FOUND',
+      `link ${JSON.stringify(linkName)} not found${netns ? ` in netns ${netns}` : ''}`,
+      options,
+    );
   }
 }
 
 /** An exclusive add (`linkAdd`, `addrAdd`, `routeAdd`) found the object already there. */
-export class ObjectExistsError extends Error {
-  readonly code = 'OBJECT_EXISTS' as const;
+export class ObjectExistsError extends FabrikError<'OBJECT_EXISTS'> {
+  override readonly name = 'ObjectExistsError';
   constructor(
     readonly operation: string,
     readonly kernelMessage: string,
     options?: { cause?: unknown },
   ) {
-    super(`${operation}: already exists (${kernelMessage})`, options);
-    this.name = 'ObjectExistsError';
+    super('OBJECT_EXISTS', `${operation}: already exists (${kernelMessage})`, options);
   }
 }
 
 /** The kernel refused an operation; `operation` is the iproute2 command, `op` the plan item or batch operation when there is one. */
-export class KernelRejectedError extends Error {
-  readonly code = 'KERNEL_REJECTED' as const;
+export class KernelRejectedError extends FabrikError<'KERNEL_REJECTED'> {
+  override readonly name = 'KernelRejectedError';
   constructor(
     readonly operation: string,
     readonly kernelMessage: string,
@@ -54,14 +56,13 @@ export class KernelRejectedError extends Error {
     readonly op?: PlanOp | NetlinkBatchOp,
     options?: { cause?: unknown },
   ) {
-    super(`kernel rejected \`${operation}\`: ${kernelMessage}`, options);
-    this.name = 'KernelRejectedError';
+    super('KERNEL_REJECTED', `kernel rejected \`${operation}\`: ${kernelMessage}`, options);
   }
 }
 
 /** The kernel lacks a link type (its module is not loaded or not built). */
-export class KernelFeatureMissingError extends Error {
-  readonly code = 'KERNEL_FEATURE_MISSING' as const;
+export class KernelFeatureMissingError extends FabrikError<'KERNEL_FEATURE_MISSING'> {
+  override readonly name = 'KernelFeatureMissingError';
   constructor(
     /** The kernel link kind, for example `vrf`. */
     readonly linkKind: string,
@@ -71,68 +72,62 @@ export class KernelFeatureMissingError extends Error {
     options?: { cause?: unknown },
   ) {
     super(
+      'KERNEL_FEATURE_MISSING',
       `kernel feature missing: link type ${linkKind} needs kernel module ${module} (modprobe ${module}); while running \`${operation}\``,
       options,
     );
-    this.name = 'KernelFeatureMissingError';
   }
 }
 
 /** A link of the desired name exists but is not owned by this owner: it is never modified. */
-export class OwnershipConflictError extends Error {
-  readonly code = 'OWNERSHIP_CONFLICT' as const;
+export class OwnershipConflictError extends FabrikError<'OWNERSHIP_CONFLICT'> {
+  override readonly name = 'OwnershipConflictError';
   constructor(
     readonly linkName: string,
     readonly foundAlias: string | undefined,
     readonly expectedMark: string,
   ) {
     super(
+      'OWNERSHIP_CONFLICT',
       `link ${JSON.stringify(linkName)} exists but is not owned by ${expectedMark} (ifalias ${JSON.stringify(foundAlias ?? '')}); fabrik leaves foreign interfaces alone`,
     );
-    this.name = 'OwnershipConflictError';
   }
 }
 
 /** After applying, the namespace still differs from the desired state. */
-export class ApplyNotConvergedError extends Error {
-  readonly code = 'APPLY_NOT_CONVERGED' as const;
+export class ApplyNotConvergedError extends FabrikError<'APPLY_NOT_CONVERGED'> {
+  override readonly name = 'ApplyNotConvergedError';
   constructor(
     /** Operations a fresh plan still wants (rendered as batch lines). */
     readonly remaining: readonly string[],
   ) {
     super(
+      'APPLY_NOT_CONVERGED',
       `applied, but the namespace has not converged; still pending: ${remaining.slice(0, 5).join('; ')}${remaining.length > 5 ? ` (+${remaining.length - 5} more)` : ''}`,
     );
-    this.name = 'ApplyNotConvergedError';
   }
 }
 
 /** iproute2 printed JSON this layer does not understand (a different iproute2 version?). */
-export class NetlinkDecodeError extends Error {
-  readonly code = 'NETLINK_DECODE' as const;
+export class NetlinkDecodeError extends FabrikError<'NETLINK_DECODE'> {
+  override readonly name = 'NetlinkDecodeError';
   constructor(
     readonly what: string,
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`cannot decode ${what}: ${reason}`, options);
-    this.name = 'NetlinkDecodeError';
+    super('NETLINK_DECODE', `cannot decode ${what}: ${reason}`, options);
   }
 }
 
-export const isInvalidDesiredStateError = (e: unknown): e is InvalidDesiredStateError =>
-  e instanceof InvalidDesiredStateError;
-export const isLinkNotFoundError = (e: unknown): e is LinkNotFoundError => e instanceof LinkNotFoundError;
-export const isObjectExistsError = (e: unknown): e is ObjectExistsError => e instanceof ObjectExistsError;
-export const isKernelRejectedError = (e: unknown): e is KernelRejectedError =>
-  e instanceof KernelRejectedError;
-export const isKernelFeatureMissingError = (e: unknown): e is KernelFeatureMissingError =>
-  e instanceof KernelFeatureMissingError;
-export const isOwnershipConflictError = (e: unknown): e is OwnershipConflictError =>
-  e instanceof OwnershipConflictError;
-export const isApplyNotConvergedError = (e: unknown): e is ApplyNotConvergedError =>
-  e instanceof ApplyNotConvergedError;
-export const isNetlinkDecodeError = (e: unknown): e is NetlinkDecodeError => e instanceof NetlinkDecodeError;
+export const isInvalidDesiredStateError = errorGuard(InvalidDesiredStateError);
+export const isLinkNotFoundError = errorGuard(LinkNotFoundError);
+export const isObjectExistsError = errorGuard(ObjectExistsError);
+export const isKernelRejectedError = errorGuard(KernelRejectedError);
+export const isKernelFeatureMissingError = errorGuard(KernelFeatureMissingError);
+export const isOwnershipConflictError = errorGuard(OwnershipConflictError);
+export const isApplyNotConvergedError = errorGuard(ApplyNotConvergedError);
+export const isNetlinkDecodeError = errorGuard(NetlinkDecodeError);
 
 /** Kernel module that provides each link kind (what to `modprobe` when the kernel says "Unknown device type"). */
 export const KERNEL_MODULE_OF_KIND: Readonly<Record<string, string>> = {

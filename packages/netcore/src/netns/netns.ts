@@ -1,18 +1,19 @@
 import { readdir } from 'node:fs/promises';
 import { NetnsName } from '@fabrik/api';
+import { FabrikError } from '../errors.js';
 import { runCommand, type RunOptions, type RunResult } from '../exec/run.js';
 
 /** Where iproute2 keeps named network namespaces. */
 export const NETNS_RUN_DIR = '/run/netns';
 
 /** A netns name was rejected before anything was changed. */
-export class InvalidNetnsNameError extends Error {
-  readonly code = 'INVALID_NETNS_NAME' as const;
+export class InvalidNetnsNameError extends FabrikError<'INVALID_NETNS_NAME'> {
+  override readonly name = 'InvalidNetnsNameError';
   constructor(readonly netnsName: string) {
     super(
+      'INVALID_NETNS_NAME',
       `invalid network namespace name ${JSON.stringify(netnsName)}: 1-64 of [A-Za-z0-9_.-], starting with a letter or digit`,
     );
-    this.name = 'InvalidNetnsNameError';
   }
 }
 

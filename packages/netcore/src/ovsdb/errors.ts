@@ -1,42 +1,38 @@
+import { FabrikError, errorGuard } from '../errors.js';
 import type { Operation } from './wire/index.js';
 
 /** Base class of every error the OVSDB client and the OVS operations throw. */
-export abstract class OvsdbError extends Error {
-  abstract readonly code: string;
-}
+export abstract class OvsdbError<Code extends string = string> extends FabrikError<Code> {}
 
 /** The endpoint cannot be reached, or the connection closed (the CNI plugin maps it to code 11). */
-export class OvsdbConnectionError extends OvsdbError {
-  readonly code = 'OVSDB_CONNECTION' as const;
+export class OvsdbConnectionError extends OvsdbError<'OVSDB_CONNECTION'> {
+  override readonly name = 'OvsdbConnectionError';
   constructor(
     readonly endpoint: string,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(`${endpoint}: ${message}`, options);
-    this.name = 'OvsdbConnectionError';
+    super('OVSDB_CONNECTION', `${endpoint}: ${message}`, options);
   }
 }
 
 /** A request, or a wait operation, did not finish in time. */
-export class OvsdbTimeoutError extends OvsdbError {
-  readonly code = 'OVSDB_TIMEOUT' as const;
+export class OvsdbTimeoutError extends OvsdbError<'OVSDB_TIMEOUT'> {
+  override readonly name = 'OvsdbTimeoutError';
   constructor(
     message: string,
     readonly timeoutMs: number,
     options?: { cause?: unknown },
   ) {
-    super(`${message} (after ${timeoutMs} ms)`, options);
-    this.name = 'OvsdbTimeoutError';
+    super('OVSDB_TIMEOUT', `${message} (after ${timeoutMs} ms)`, options);
   }
 }
 
 /** The server sent something that is not valid JSON-RPC or not the shape RFC 7047 specifies. */
-export class OvsdbProtocolError extends OvsdbError {
-  readonly code = 'OVSDB_PROTOCOL' as const;
+export class OvsdbProtocolError extends OvsdbError<'OVSDB_PROTOCOL'> {
+  override readonly name = 'OvsdbProtocolError';
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'OvsdbProtocolError';
+    super('OVSDB_PROTOCOL', message, options);
   }
 }
 
@@ -50,14 +46,13 @@ function describeRpcError(error: unknown): string {
 }
 
 /** The server answered a JSON-RPC request with an `error` (unknown database, unknown method, ...). */
-export class OvsdbRpcError extends OvsdbError {
-  readonly code = 'OVSDB_RPC' as const;
+export class OvsdbRpcError extends OvsdbError<'OVSDB_RPC'> {
+  override readonly name = 'OvsdbRpcError';
   constructor(
     readonly method: string,
     readonly error: unknown,
   ) {
-    super(`${method}: ${describeRpcError(error)}`);
-    this.name = 'OvsdbRpcError';
+    super('OVSDB_RPC', `${method}: ${describeRpcError(error)}`);
   }
 }
 
@@ -97,8 +92,8 @@ const KINDS: Readonly<Record<string, OvsdbOperationErrorKind>> = {
  * failing operation's position in the transaction; an error found only at commit time (for
  * example a duplicate name in an indexed column) has `index === ops.length` and no `op`.
  */
-export class OvsdbOperationError extends OvsdbError {
-  readonly code = 'OVSDB_OPERATION' as const;
+export class OvsdbOperationError extends OvsdbError<'OVSDB_OPERATION'> {
+  override readonly name = 'OvsdbOperationError';
   /** OVSDB's own error string, classified. */
   readonly kind: OvsdbOperationErrorKind;
   constructor(
@@ -112,91 +107,83 @@ export class OvsdbOperationError extends OvsdbError {
     const where = op
       ? `operation ${index} (${op.op} ${'table' in op ? op.table : ''})`
       : `commit (after operation ${index - 1})`;
-    super(`${where} failed: ${error}${details ? `: ${details}` : ''}`);
-    this.name = 'OvsdbOperationError';
+    super('OVSDB_OPERATION', `${where} failed: ${error}${details ? `: ${details}` : ''}`);
     this.kind = KINDS[error] ?? 'other';
   }
 }
 
 /** A bridge, port or interface that the operation needs does not exist. */
-export class OvsdbNotFoundError extends OvsdbError {
-  readonly code = 'OVSDB_NOT_FOUND' as const;
+export class OvsdbNotFoundError extends OvsdbError<'OVSDB_NOT_FOUND'> {
+  override readonly name = 'OvsdbNotFoundError';
   constructor(
     readonly table: string,
     /** Name of the missing bridge/port/interface. */
     readonly rowName: string,
   ) {
-    super(`${table} ${JSON.stringify(rowName)} does not exist`);
-    this.name = 'OvsdbNotFoundError';
+    super('OVSDB_NOT_FOUND', `${table} ${JSON.stringify(rowName)} does not exist`);
   }
 }
 
 /** The row exists but was not created by fabrik (no `external_ids:fabrik-owner`): fabrik leaves it alone. */
-export class OvsdbOwnershipError extends OvsdbError {
-  readonly code = 'OVSDB_NOT_OWNED' as const;
+export class OvsdbOwnershipError extends OvsdbError<'OVSDB_NOT_OWNED'> {
+  override readonly name = 'OvsdbOwnershipError';
   constructor(
     readonly table: string,
     /** Name of the foreign bridge/port. */
     readonly rowName: string,
   ) {
     super(
+      'OVSDB_NOT_OWNED',
       `${table} ${JSON.stringify(rowName)} exists but is not owned by fabrik (no external_ids:fabrik-owner); not changing it`,
     );
-    this.name = 'OvsdbOwnershipError';
   }
 }
 
 /** The requested state contradicts the database, for example a port name already used on another bridge. */
-export class OvsdbConflictError extends OvsdbError {
-  readonly code = 'OVSDB_CONFLICT' as const;
+export class OvsdbConflictError extends OvsdbError<'OVSDB_CONFLICT'> {
+  override readonly name = 'OvsdbConflictError';
   constructor(message: string) {
-    super(message);
-    this.name = 'OvsdbConflictError';
+    super('OVSDB_CONFLICT', message);
   }
 }
 
 /** An argument is invalid; `field` names it. Nothing was changed. */
-export class OvsdbInvalidInputError extends OvsdbError {
-  readonly code = 'OVSDB_INVALID_INPUT' as const;
+export class OvsdbInvalidInputError extends OvsdbError<'OVSDB_INVALID_INPUT'> {
+  override readonly name = 'OvsdbInvalidInputError';
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(`${field}: ${message}`);
-    this.name = 'OvsdbInvalidInputError';
+    super('OVSDB_INVALID_INPUT', `${field}: ${message}`);
   }
 }
 
 /** ovs-vswitchd could not set up an interface; `interfaceError` is the Interface row's `error` column. */
-export class OvsInterfaceError extends OvsdbError {
-  readonly code = 'OVS_INTERFACE_ERROR' as const;
+export class OvsInterfaceError extends OvsdbError<'OVS_INTERFACE_ERROR'> {
+  override readonly name = 'OvsInterfaceError';
   constructor(
     readonly interfaceName: string,
     readonly interfaceError: string | undefined,
   ) {
     super(
+      'OVS_INTERFACE_ERROR',
       `interface ${JSON.stringify(interfaceName)}: ${interfaceError ?? 'ovs-vswitchd assigned no OpenFlow port (ofport -1)'}`,
     );
-    this.name = 'OvsInterfaceError';
   }
 }
 
-export const isOvsdbError = (e: unknown): e is OvsdbError => e instanceof OvsdbError;
-export const isOvsdbConnectionError = (e: unknown): e is OvsdbConnectionError =>
-  e instanceof OvsdbConnectionError;
-export const isOvsdbTimeoutError = (e: unknown): e is OvsdbTimeoutError => e instanceof OvsdbTimeoutError;
-export const isOvsdbProtocolError = (e: unknown): e is OvsdbProtocolError => e instanceof OvsdbProtocolError;
-export const isOvsdbRpcError = (e: unknown): e is OvsdbRpcError => e instanceof OvsdbRpcError;
-export const isOvsdbOperationError = (e: unknown): e is OvsdbOperationError =>
-  e instanceof OvsdbOperationError;
+export const isOvsdbError = errorGuard(OvsdbError);
+export const isOvsdbConnectionError = errorGuard(OvsdbConnectionError);
+export const isOvsdbTimeoutError = errorGuard(OvsdbTimeoutError);
+export const isOvsdbProtocolError = errorGuard(OvsdbProtocolError);
+export const isOvsdbRpcError = errorGuard(OvsdbRpcError);
+export const isOvsdbOperationError = errorGuard(OvsdbOperationError);
 export const isOvsdbConstraintViolation = (e: unknown): e is OvsdbOperationError =>
   e instanceof OvsdbOperationError && e.kind === 'constraint-violation';
 export const isOvsdbReferentialIntegrityError = (e: unknown): e is OvsdbOperationError =>
   e instanceof OvsdbOperationError && e.kind === 'referential-integrity-violation';
-export const isOvsdbNotFoundError = (e: unknown): e is OvsdbNotFoundError => e instanceof OvsdbNotFoundError;
-export const isOvsdbOwnershipError = (e: unknown): e is OvsdbOwnershipError =>
-  e instanceof OvsdbOwnershipError;
-export const isOvsdbConflictError = (e: unknown): e is OvsdbConflictError => e instanceof OvsdbConflictError;
-export const isOvsdbInvalidInputError = (e: unknown): e is OvsdbInvalidInputError =>
-  e instanceof OvsdbInvalidInputError;
-export const isOvsInterfaceError = (e: unknown): e is OvsInterfaceError => e instanceof OvsInterfaceError;
+export const isOvsdbNotFoundError = errorGuard(OvsdbNotFoundError);
+export const isOvsdbOwnershipError = errorGuard(OvsdbOwnershipError);
+export const isOvsdbConflictError = errorGuard(OvsdbConflictError);
+export const isOvsdbInvalidInputError = errorGuard(OvsdbInvalidInputError);
+export const isOvsInterfaceError = errorGuard(OvsInterfaceError);
