@@ -37,7 +37,7 @@ export {
   findPorts,
   waitForOfport,
   waitForVswitchd,
-} from './ovs.js';
+} from './ovs/index.js';
 export type {
   OvsPortType,
   OvsVlanMode,
@@ -47,7 +47,7 @@ export type {
   PortInfo,
   ObservedForAddPorts,
   PortOutcome,
-} from './ovs.js';
+} from './ovs/index.js';
 export {
   OvsdbError,
   OvsdbConnectionError,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OVS_OWNER_KEY, planAddPorts, type ObservedForAddPorts } from './ovs.js';
+import { OVS_OWNER_KEY, planAddPorts, type ObservedForAddPorts } from './index.js';
 
 const BR = '11111111-1111-1111-1111-111111111111';
 const P = '22222222-2222-2222-2222-222222222222';

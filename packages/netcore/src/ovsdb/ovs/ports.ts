@@ -1,43 +1,23 @@
-// The Open vSwitch operations fabrik needs, each one OVSDB transaction (plus one read before it),
-// idempotent, and limited to rows fabrik created: every created Bridge, Port and Interface row
-// carries external_ids:fabrik-owner, and nothing without it is changed or deleted.
-import { InterfaceName, VlanId } from '@fabrik/api';
-import type { OvsdbClient } from './client/index.js';
+// Port verbs: addPort(s), setPortVlan, deletePort(s), findPorts.
+import { InterfaceName } from '@fabrik/api';
+import type { OvsdbClient } from '../client/index.js';
 import {
   OvsdbConflictError,
   OvsdbInvalidInputError,
   OvsdbNotFoundError,
   OvsdbOwnershipError,
   OvsdbProtocolError,
-  OvsdbTimeoutError,
-  OvsInterfaceError,
-  isOvsdbConstraintViolation,
   isOvsdbOperationError,
-} from './errors.js';
-import type { InterfaceRow, PortRow } from './model/index.js';
-import { insert, insertedUuid, selectedRows, where, type RowInput } from './ops/index.js';
-import type { Operation, OperationResult } from './wire/index.js';
-
-/** The external_ids key that marks rows fabrik created; its value names the creator. */
-export const OVS_OWNER_KEY = 'fabrik-owner';
-/** The owner value written when the caller does not pass one. */
-export const DEFAULT_OVS_OWNER = 'fabrik';
+} from '../errors.js';
+import type { InterfaceRow, PortRow } from '../model/index.js';
+import { insert, insertedUuid, selectedRows, where, type RowInput } from '../ops/index.js';
+import type { Operation } from '../wire/index.js';
+import { OVS_OWNER_KEY, isOwned, mergeExternalIds, stillOwned } from './ownership.js';
+import { retryOnConflict } from './transactions.js';
+import { check, checkOwner, checkPortSpec, checkVlan } from './validation.js';
 
 export type OvsPortType = 'system' | 'internal' | 'patch';
 export type OvsVlanMode = 'access' | 'trunk' | 'native-tagged' | 'native-untagged';
-
-/** Desired state of a bridge for {@link ensureBridge}. Optional fields left out keep their current value. */
-export interface BridgeSpec {
-  readonly name: string;
-  /** `netdev` is the userspace datapath; OVS's default (`system`) is the kernel datapath. */
-  readonly datapathType?: 'system' | 'netdev';
-  readonly failMode?: 'standalone' | 'secure';
-  readonly mcastSnooping?: boolean;
-  /** Merged into the row's external_ids (keys not given are kept). */
-  readonly externalIds?: Readonly<Record<string, string>>;
-  /** Value of external_ids:fabrik-owner on created rows. Default `fabrik`. */
-  readonly owner?: string;
-}
 
 /** Desired state of a port (and its single interface) for {@link addPort}. */
 export interface PortSpec {
@@ -89,222 +69,12 @@ export interface PortInfo {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Validation (before anything is sent)
-
-function check<T>(
-  schema: {
-    safeParse(
-      v: unknown,
-    ): { success: true; data: T } | { success: false; error: { issues: readonly { message: string }[] } };
-  },
-  value: unknown,
-  field: string,
-): T {
-  const r = schema.safeParse(value);
-  if (!r.success) throw new OvsdbInvalidInputError(field, r.error.issues.map((i) => i.message).join('; '));
-  return r.data;
-}
-
-function checkInt(value: number, min: number, max: number, field: string): void {
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new OvsdbInvalidInputError(field, `must be an integer in ${min}..${max}`);
-}
-
-function checkOwner(owner: string | undefined): string {
-  const o = owner ?? DEFAULT_OVS_OWNER;
-  if (o.length === 0 || o.length > 256) throw new OvsdbInvalidInputError('owner', 'must be 1-256 characters');
-  return o;
-}
-
-function checkExternalIds(
-  ids: Readonly<Record<string, string>> | undefined,
-  owner: string,
-  field: string,
-): void {
-  for (const [k, v] of Object.entries(ids ?? {})) {
-    if (typeof v !== 'string') throw new OvsdbInvalidInputError(`${field}.${k}`, 'must be a string');
-    if (k === OVS_OWNER_KEY && v !== owner) {
-      throw new OvsdbInvalidInputError(
-        `${field}.${k}`,
-        `is set from the owner option (${JSON.stringify(owner)})`,
-      );
-    }
-  }
-}
-
-function checkVlan(settings: PortVlanSettings, field: string): void {
-  if (settings.tag !== undefined && settings.tag !== null) check(VlanId, settings.tag, `${field}.tag`);
-  settings.trunks?.forEach((t, i) => check(VlanId, t, `${field}.trunks[${i}]`));
-}
-
-function checkPortSpec(spec: PortSpec, field: string): void {
-  check(InterfaceName, spec.bridge, `${field}.bridge`);
-  check(InterfaceName, spec.name, `${field}.name`);
-  if ((spec.type === 'patch') !== (spec.peer !== undefined))
-    throw new OvsdbInvalidInputError(`${field}.peer`, 'is required for patch ports and only for them');
-  if (spec.peer !== undefined) check(InterfaceName, spec.peer, `${field}.peer`);
-  checkVlan(spec, field);
-  if (spec.mtuRequest !== undefined) checkInt(spec.mtuRequest, 68, 65535, `${field}.mtuRequest`);
-  if (spec.ofportRequest !== undefined) checkInt(spec.ofportRequest, 1, 65279, `${field}.ofportRequest`);
-  const owner = checkOwner(spec.owner);
-  checkExternalIds(spec.externalIds, owner, `${field}.externalIds`);
-  checkExternalIds(spec.interfaceExternalIds, owner, `${field}.interfaceExternalIds`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-
-const isOwned = (externalIds: Readonly<Record<string, string>> | undefined): boolean =>
-  externalIds?.[OVS_OWNER_KEY] !== undefined;
-
-/**
- * A `wait` that fails the transaction unless the row still carries the owner mark read before
- * (so a row that changed hands between the read and the write is never touched).
- */
-function stillOwned(
-  table: 'Bridge' | 'Port',
-  uuid: string,
-  externalIds: Readonly<Record<string, string>>,
-): Operation[] {
-  const owner = externalIds[OVS_OWNER_KEY] ?? '';
-  return where(table, ['_uuid', '==', uuid], ['external_ids', 'includes', { [OVS_OWNER_KEY]: owner }]).wait({
-    columns: ['name'],
-    until: '!=',
-    rows: [],
-    timeoutMs: 0,
-  });
-}
-
-/** Mutations that make `external_ids` contain `ids` (map insert does not overwrite: delete the keys first). */
-function mergeExternalIds(
-  ids: Readonly<Record<string, string>>,
-): [['external_ids', 'delete', string[]], ['external_ids', 'insert', Record<string, string>]] {
-  return [
-    ['external_ids', 'delete', Object.keys(ids)],
-    ['external_ids', 'insert', { ...ids }],
-  ];
-}
-
-/** Retries `attempt` when another writer created the same name concurrently (index constraint violation at commit). */
-async function retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let i = 0; ; i++) {
-    try {
-      return await attempt();
-    } catch (e) {
-      if (i >= 4 || !isOvsdbConstraintViolation(e)) throw e;
-    }
-  }
-}
-
 const OVS_INTERFACE_TYPE: Readonly<Record<OvsPortType, string>> = {
   system: '',
   internal: 'internal',
   patch: 'patch',
 };
 const portTypeOf = (spec: PortSpec): string => OVS_INTERFACE_TYPE[spec.type ?? 'system'];
-
-/** The uuid of the single Open_vSwitch row, from a `select _uuid` result. */
-function rootFrom(result: OperationResult | undefined): string {
-  const root = selectedRows('Open_vSwitch', result)[0]?._uuid;
-  if (!root) {
-    throw new OvsdbProtocolError(
-      'the Open_vSwitch table has no row (was the database initialised with `ovs-vsctl init`?)',
-    );
-  }
-  return root;
-}
-
-async function rootUuid(client: OvsdbClient): Promise<string> {
-  const [res] = await client.transact(where('Open_vSwitch').select('_uuid'));
-  return rootFrom(res);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bridges
-
-/**
- * Creates the bridge (with its local internal port, as `ovs-vsctl add-br` does) or brings an
- * existing fabrik-owned one to `spec`. Throws {@link OvsdbOwnershipError} for a bridge of the same
- * name that fabrik did not create.
- *
- * Equivalent to: `ovs-vsctl --may-exist add-br NAME -- set bridge NAME datapath_type=... external_ids:fabrik-owner=...`
- */
-export async function ensureBridge(
-  client: OvsdbClient,
-  spec: BridgeSpec,
-): Promise<{ uuid: string; created: boolean }> {
-  check(InterfaceName, spec.name, 'name');
-  const owner = checkOwner(spec.owner);
-  checkExternalIds(spec.externalIds, owner, 'externalIds');
-  const settings: RowInput<'Bridge'> = {
-    ...(spec.datapathType !== undefined ? { datapath_type: spec.datapathType } : {}),
-    ...(spec.failMode !== undefined ? { fail_mode: spec.failMode } : {}),
-    ...(spec.mcastSnooping !== undefined ? { mcast_snooping_enable: spec.mcastSnooping } : {}),
-  };
-  return retryOnConflict(async () => {
-    const [bridgeRes, rootRes] = await client.transact([
-      ...where('Bridge', ['name', '==', spec.name]).select('_uuid', 'external_ids'),
-      ...where('Open_vSwitch').select('_uuid'),
-    ]);
-    const existing = selectedRows('Bridge', bridgeRes)[0];
-    if (existing?._uuid) {
-      if (!isOwned(existing.external_ids)) throw new OvsdbOwnershipError('Bridge', spec.name);
-      const update =
-        Object.keys(settings).length > 0
-          ? where('Bridge', ['_uuid', '==', existing._uuid]).update(settings)
-          : [];
-      const ids =
-        spec.externalIds && Object.keys(spec.externalIds).length > 0
-          ? where('Bridge', ['_uuid', '==', existing._uuid]).mutate(...mergeExternalIds(spec.externalIds))
-          : [];
-      if (update.length + ids.length > 0)
-        await client.transact([
-          ...stillOwned('Bridge', existing._uuid, existing.external_ids ?? {}),
-          ...update,
-          ...ids,
-        ]);
-      return { uuid: existing._uuid, created: false };
-    }
-    const root = rootFrom(rootRes);
-    const mark = { [OVS_OWNER_KEY]: owner };
-    const results = await client.transact([
-      ...insert('Interface', { name: spec.name, type: 'internal', external_ids: mark }, 'iface'),
-      ...insert('Port', { name: spec.name, interfaces: ['iface'], external_ids: mark }, 'port'),
-      ...insert(
-        'Bridge',
-        { name: spec.name, ports: ['port'], ...settings, external_ids: { ...spec.externalIds, ...mark } },
-        'bridge',
-      ),
-      ...where('Open_vSwitch', ['_uuid', '==', root]).mutate(['bridges', 'insert', ['bridge']]),
-    ]);
-    const uuid = insertedUuid(results[2]);
-    if (!uuid) throw new OvsdbProtocolError('insert Bridge: reply has no uuid');
-    return { uuid, created: true };
-  });
-}
-
-/**
- * Deletes a fabrik-owned bridge with all its ports and interfaces. Does nothing when it does not
- * exist; throws {@link OvsdbOwnershipError} for a bridge fabrik did not create.
- *
- * Equivalent to: `ovs-vsctl --if-exists del-br NAME`
- */
-export async function deleteBridge(client: OvsdbClient, name: string): Promise<void> {
-  check(InterfaceName, name, 'name');
-  const [res] = await client.transact(where('Bridge', ['name', '==', name]).select('_uuid', 'external_ids'));
-  const bridge = selectedRows('Bridge', res)[0];
-  if (!bridge?._uuid) return;
-  if (!isOwned(bridge.external_ids)) throw new OvsdbOwnershipError('Bridge', name);
-  // Bridge, Port and Interface are not root tables: dropping the reference deletes them all.
-  await client.transact([
-    ...stillOwned('Bridge', bridge._uuid, bridge.external_ids ?? {}),
-    ...where('Open_vSwitch').mutate(['bridges', 'delete', [bridge._uuid]]),
-  ]);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Ports
 
 /** What {@link planAddPorts} needs to know about the database, read in one transaction. */
 export interface ObservedForAddPorts {
@@ -640,95 +410,4 @@ function toPortInfo(p: Partial<PortRow>, bridge: string, i: Partial<InterfaceRow
       externalIds: i.external_ids ?? {},
     },
   };
-}
-
-/** Extra time the transaction gets beyond the server-side wait, for the round trip. */
-const WAIT_SLACK_MS = 5_000;
-
-/**
- * Waits until ovs-vswitchd has assigned the interface an OpenFlow port number and returns it
- * (a server-side `wait`, no polling). Throws {@link OvsInterfaceError} with the Interface
- * `error` column when vswitchd could not set it up, {@link OvsdbNotFoundError} when it does not
- * exist, {@link OvsdbTimeoutError} after `timeoutMs`.
- */
-export async function waitForOfport(
-  client: OvsdbClient,
-  interfaceName: string,
-  options: { timeoutMs: number },
-): Promise<number> {
-  check(InterfaceName, interfaceName, 'interfaceName');
-  checkInt(options.timeoutMs, 0, 2 ** 31 - 1, 'timeoutMs');
-  const byName = () => where('Interface', ['name', '==', interfaceName]);
-  let rows: Partial<InterfaceRow>[];
-  try {
-    const res = await client.transact(
-      [
-        ...byName().wait({
-          columns: ['ofport'],
-          until: '!=',
-          rows: [{ ofport: null }],
-          timeoutMs: options.timeoutMs,
-        }),
-        ...byName().select('ofport', 'error'),
-      ],
-      {
-        timeoutMs: options.timeoutMs + WAIT_SLACK_MS,
-      },
-    );
-    rows = selectedRows('Interface', res[1]);
-  } catch (e) {
-    if (!isOvsdbOperationError(e) || e.kind !== 'timed-out') throw e;
-    const [res] = await client.transact(byName().select('error'));
-    const error = selectedRows('Interface', res)[0]?.error;
-    if (error !== undefined) throw new OvsInterfaceError(interfaceName, error);
-    throw new OvsdbTimeoutError(
-      `interface ${JSON.stringify(interfaceName)} got no ofport from ovs-vswitchd`,
-      options.timeoutMs,
-      { cause: e },
-    );
-  }
-  const iface = rows[0];
-  if (!iface) throw new OvsdbNotFoundError('Interface', interfaceName);
-  if (iface.error !== undefined || iface.ofport === undefined || iface.ofport < 0)
-    throw new OvsInterfaceError(interfaceName, iface.error);
-  return iface.ofport;
-}
-
-/**
- * Increments `next_cfg` and waits until ovs-vswitchd reports (`cur_cfg`) that it has applied
- * the configuration, like ovs-vsctl does without `--no-wait`. Throws {@link OvsdbTimeoutError}
- * when vswitchd does not catch up in time (for example because it is not running).
- */
-export async function waitForVswitchd(client: OvsdbClient, options: { timeoutMs: number }): Promise<void> {
-  checkInt(options.timeoutMs, 0, 2 ** 31 - 1, 'timeoutMs');
-  const root = await rootUuid(client);
-  const self = () => where('Open_vSwitch', ['_uuid', '==', root]);
-  const [, res] = await client.transact([
-    ...self().mutate(['next_cfg', '+=', 1]),
-    ...self().select('next_cfg'),
-  ]);
-  const nextCfg = selectedRows('Open_vSwitch', res)[0]?.next_cfg;
-  if (nextCfg === undefined) throw new OvsdbProtocolError('select Open_vSwitch.next_cfg returned no row');
-  try {
-    await client.transact(
-      where('Open_vSwitch', ['_uuid', '==', root], ['cur_cfg', '>=', nextCfg]).wait({
-        columns: ['cur_cfg'],
-        until: '!=',
-        rows: [],
-        timeoutMs: options.timeoutMs,
-      }),
-      {
-        timeoutMs: options.timeoutMs + WAIT_SLACK_MS,
-      },
-    );
-  } catch (e) {
-    if (isOvsdbOperationError(e) && e.kind === 'timed-out') {
-      throw new OvsdbTimeoutError(
-        `ovs-vswitchd did not apply configuration ${nextCfg} (is it running?)`,
-        options.timeoutMs,
-        { cause: e },
-      );
-    }
-    throw e;
-  }
 }

@@ -1,0 +1,16 @@
+// The Open vSwitch operations fabrik needs, each one OVSDB transaction (plus one read before it),
+// idempotent, and limited to rows fabrik created (see ownership.ts).
+export { OVS_OWNER_KEY, DEFAULT_OVS_OWNER } from './ownership.js';
+export { ensureBridge, deleteBridge } from './bridge.js';
+export type { BridgeSpec } from './bridge.js';
+export { addPort, addPorts, planAddPorts, setPortVlan, deletePort, deletePorts, findPorts } from './ports.js';
+export type {
+  OvsPortType,
+  OvsVlanMode,
+  PortSpec,
+  PortVlanSettings,
+  PortInfo,
+  ObservedForAddPorts,
+  PortOutcome,
+} from './ports.js';
+export { waitForOfport, waitForVswitchd } from './vswitchd.js';
