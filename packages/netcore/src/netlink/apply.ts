@@ -1,10 +1,11 @@
 import { isCommandError } from '../exec/run.js';
 import { ApplyNotConvergedError, classifyIpFailure } from './errors.js';
-import { batchLine } from './encode.js';
+import { batchLine, encodeOp, formatPlan } from './encode.js';
 import { runBatch } from './batch.js';
 import type { NetnsRunner } from './exec.js';
 import { decodeDumps, dumpNamespace, type ObservedState } from './observe.js';
-import { encodeOp, formatPlan, plan as makePlan, type Plan, type PlanOp } from './plan.js';
+import { plan as makePlan } from './plan.js';
+import type { Plan, PlanOp } from './plan-ops.js';
 
 /** What {@link applyPlan} did. */
 export interface ApplyResult {

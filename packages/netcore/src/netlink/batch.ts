@@ -5,7 +5,7 @@ import { classifyIpFailure } from './errors.js';
 import { addrArgs, neighArgs, routeArgs } from './encode.js';
 import type { NetnsRunner } from './exec.js';
 import { AddressSpecSchema, NeighbourSpecSchema, RouteSpecSchema } from './objects.js';
-import type { PlanOp } from './plan.js';
+import type { PlanOp } from './plan-ops.js';
 
 // `ip -batch -`: several iproute2 commands in one process, fed on standard input. Used by apply
 // (the lines of a plan) and by the handle's `batch` verb (typed operations given by the caller).

@@ -10,7 +10,8 @@ import {
   isObjectExistsError,
   type KernelFeatureMissingError,
 } from './errors.js';
-import { canonicalIp, isOwnedBy, ownershipMark } from './plan.js';
+import { canonicalIp } from './ip-text.js';
+import { isOwnedBy, ownershipMark } from './ownership.js';
 
 describe('link encoders', () => {
   it.each<[LinkSpec, string]>([

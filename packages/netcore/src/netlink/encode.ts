@@ -1,6 +1,14 @@
 import { opt } from './links/common.js';
-import type { AddressSpec, FdbSpec, NeighbourSpec, RouteSpec } from './objects.js';
+import { bridgePortArgs, linkAddArgs } from './links/index.js';
+import {
+  sysctlAssignments,
+  type AddressSpec,
+  type FdbSpec,
+  type NeighbourSpec,
+  type RouteSpec,
+} from './objects.js';
 import { InvalidDesiredStateError } from './errors.js';
+import type { LinkSetChanges, Plan, PlanOp } from './plan-ops.js';
 
 // Pure encoders: spec -> iproute2 arguments. The same arguments are run as one command (verbs)
 // or written as one line of `ip -batch -` (apply).
@@ -76,4 +84,55 @@ export function batchLine(args: readonly string[]): string {
       throw new InvalidDesiredStateError('', `${JSON.stringify(a)} cannot be written to an iproute2 batch`);
   }
   return args.join(' ');
+}
+
+/** Which program runs an operation, with its arguments (a batch line for `ip` and `bridge`). */
+export type EncodedOp =
+  | { readonly tool: 'ip' | 'bridge'; readonly args: readonly string[] }
+  | { readonly tool: 'sysctl'; readonly assignments: readonly string[] };
+
+const onOffArgs = (c: LinkSetChanges): string[] => [
+  ...(c.alias === undefined ? [] : ['alias', c.alias]),
+  ...(c.mtu === undefined ? [] : ['mtu', String(c.mtu)]),
+  ...(c.mac === undefined ? [] : ['address', c.mac]),
+  ...(c.master === undefined ? [] : c.master === null ? ['nomaster'] : ['master', c.master]),
+  ...(c.up === undefined ? [] : [c.up ? 'up' : 'down']),
+];
+
+/** The iproute2 arguments of an operation. Pure. */
+export function encodeOp(op: PlanOp): EncodedOp {
+  switch (op.op) {
+    case 'route-del':
+      return { tool: 'ip', args: routeArgs('del', op.route) };
+    case 'route-replace':
+      return { tool: 'ip', args: routeArgs('replace', op.route) };
+    case 'addr-del':
+      return { tool: 'ip', args: addrArgs('del', op.dev, op.address) };
+    case 'addr-add':
+      return { tool: 'ip', args: addrArgs(op.replace ? 'replace' : 'add', op.dev, op.address) };
+    case 'link-del':
+      return { tool: 'ip', args: ['link', 'del', 'dev', op.name] };
+    case 'link-add':
+      return { tool: 'ip', args: linkAddArgs(op.spec) };
+    case 'link-addrgenmode':
+      return { tool: 'ip', args: ['link', 'set', 'dev', op.name, 'addrgenmode', op.mode] };
+    case 'link-set':
+      return { tool: 'ip', args: ['link', 'set', 'dev', op.name, ...onOffArgs(op.changes)] };
+    case 'port-set':
+      return { tool: 'ip', args: ['link', 'set', 'dev', op.name, ...bridgePortArgs(op.flags)] };
+    case 'neigh-replace':
+      return { tool: 'ip', args: neighArgs('replace', op.neigh) };
+    case 'fdb-add':
+      return { tool: 'bridge', args: fdbArgs('add', op.entry) };
+    case 'sysctl-set':
+      return { tool: 'sysctl', assignments: sysctlAssignments(op.dev, op.sysctls) };
+  }
+}
+
+/** A plan as text, one command per line (`ip ...`, `bridge ...`, `sysctl -w ...`): what `--dry-run` prints. */
+export function formatPlan(p: Plan): string[] {
+  return p.ops.map((op) => {
+    const e = encodeOp(op);
+    return e.tool === 'sysctl' ? `sysctl -w ${e.assignments.join(' ')}` : `${e.tool} ${batchLine(e.args)}`;
+  });
 }

@@ -1,5 +1,5 @@
 import { FabrikError, errorGuard } from '../errors.js';
-import type { PlanOp } from './plan.js';
+import type { PlanOp } from './plan-ops.js';
 import type { NetlinkBatchOp } from './batch.js';
 
 // Typed errors of the netlink layer: FabrikError subclasses with a `code` callers can branch on

@@ -43,7 +43,8 @@ import {
 } from './observe.js';
 import { parseDesiredState } from './desired.js';
 import { applyPlan, type ApplyResult } from './apply.js';
-import { observeScopeOf, plan as makePlan, type Plan, type PlanOptions } from './plan.js';
+import { observeScopeOf, plan as makePlan } from './plan.js';
+import type { Plan, PlanOptions } from './plan-ops.js';
 import type { DesiredState } from './desired.js';
 
 /** Options of {@link createNetlink}. */

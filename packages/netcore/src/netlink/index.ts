@@ -4,17 +4,12 @@ export { createNetlink } from './handle.js';
 export type { Netlink, NetlinkOptions, RouteListFilter } from './handle.js';
 export { NetlinkBatchOpSchema, batchOpArgs } from './batch.js';
 export type { NetlinkBatchOp } from './batch.js';
-export {
-  plan,
-  formatPlan,
-  encodeOp,
-  observeScopeOf,
-  ownershipMark,
-  isOwnedBy,
-  canonicalIp,
-  FABRIK_ROUTE_PROTOCOL,
-} from './plan.js';
-export type { Plan, PlanOp, PlanOptions, LinkSetChanges, EncodedOp } from './plan.js';
+export { plan, observeScopeOf } from './plan.js';
+export type { Plan, PlanOp, PlanOptions, LinkSetChanges } from './plan-ops.js';
+export { formatPlan, encodeOp } from './encode.js';
+export type { EncodedOp } from './encode.js';
+export { ownershipMark, isOwnedBy, FABRIK_ROUTE_PROTOCOL } from './ownership.js';
+export { canonicalIp } from './ip-text.js';
 export { decodeDumps, decodeSysctls } from './observe.js';
 export type { ObserveScope, ObservedState, RawDumps } from './observe.js';
 export type { ApplyResult } from './apply.js';
