@@ -53,19 +53,13 @@ export {
   isFrrReloadError,
   FrrVniMappingError,
   isFrrVniMappingError,
-  parseReloadTest,
-  expectedL3Vnis,
   checkVniMapping,
   FRR_RELOAD_SCRIPT,
 } from './reload.js';
-export type {
-  ReloadFrrOptions,
-  FrrReloadResult,
-  FrrConfigChange,
-  FrrReloadStage,
-  FrrVniMismatch,
-} from './reload.js';
-export { readFrrStatus, parseFrrStatus } from './status.js';
+export type { ReloadFrrOptions, FrrReloadResult, FrrReloadStage, FrrVniMismatch } from './reload.js';
+export { parseReloadTest, expectedL3Vnis } from './config-text.js';
+export type { FrrConfigChange } from './config-text.js';
+export { readFrrStatus, parseFrrStatus, parseShowVrfVni } from './status.js';
 export type { FrrStatus, FrrBgpSession, FrrEvpnVni, FrrVrfVni } from './status.js';
 export { showRunningConfig } from './vtysh.js';
 export type { FrrTarget } from './vtysh.js';

@@ -2,7 +2,15 @@ import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { FabrikError, errorGuard, isCommandError, validateNetnsName } from '@fabrik/netcore';
-import { redactConfigText } from './intent.js';
+import {
+  expectedL3Vnis,
+  frrMessage,
+  newVrfBlocksOnly,
+  parseReloadTest,
+  withVrfBlocksOf,
+  type FrrConfigChange,
+} from './config-text.js';
+import { parseShowVrfVni } from './status.js';
 import { parseVtyshJson, runFrrTool, showRunningConfig, vtysh, type FrrTarget } from './vtysh.js';
 
 export const FRR_RELOAD_SCRIPT = '/usr/lib/frr/frr-reload.py';
@@ -16,13 +24,6 @@ export interface ReloadFrrOptions extends FrrTarget {
   readonly configDir?: string;
   /** After a failed reload, reload the configuration that was running before. Default: true. */
   readonly restoreOnFailure?: boolean;
-}
-
-/** One line frr-reload.py adds or removes, with the context lines it sits in. */
-export interface FrrConfigChange {
-  /** Enclosing blocks, outermost first: ['router bgp 65000 vrf red', 'address-family ipv4 unicast']. */
-  readonly context: readonly string[];
-  readonly line: string;
 }
 
 export interface FrrReloadResult {
@@ -213,141 +214,12 @@ async function restore(target: FrrTarget, configDir: string, previous: string): 
   }
 }
 
-/** Top-level blocks of a configuration: each starts at an unindented line (`!`, `exit`, `end` excluded). */
-export function splitConfigBlocks(config: string): string[][] {
-  const blocks: string[][] = [];
-  for (const raw of config.split('\n')) {
-    const line = raw.trimEnd();
-    if (line === '' || line === '!' || line === 'end') continue;
-    const last = blocks[blocks.length - 1];
-    if (last && (line.startsWith(' ') || line === 'exit' || line === 'exit-vrf')) last.push(line);
-    else blocks.push([line]);
-  }
-  return blocks;
-}
-
-/**
- * The running configuration with the `vrf` blocks of `config` added or replaced (running `vrf`
- * blocks that `config` drops are kept: they go in the second pass, after their BGP instances).
- * Null when the `vrf` blocks of `config` are all running already.
- */
-export function withVrfBlocksOf(running: string, config: string): string | null {
-  const isVrf = (b: readonly string[]) => /^vrf \S+$/.test(b[0] ?? '');
-  const text = (b: readonly string[]) => b.join('\n');
-  const runningBlocks = splitConfigBlocks(running);
-  const wanted = splitConfigBlocks(config).filter(isVrf);
-  const runningVrfs = new Set(runningBlocks.filter(isVrf).map(text));
-  if (wanted.every((b) => runningVrfs.has(text(b)))) return null;
-  const wantedNames = new Set(wanted.map((b) => b[0]));
-  const blocks = [
-    ...runningBlocks.filter((b) => !isVrf(b)),
-    ...wanted,
-    ...runningBlocks.filter((b) => isVrf(b) && !wantedNames.has(b[0])),
-  ];
-  return `${blocks.map(text).join('\n!\n')}\n!\n`;
-}
-
-/**
- * The `vrf` blocks of `config` whose VRF is not running at all, as a file of commands, when they
- * are the only `vrf` blocks that differ from the running ones; null otherwise.
- */
-export function newVrfBlocksOnly(running: string, config: string): string | null {
-  const isVrf = (b: readonly string[]) => /^vrf \S+$/.test(b[0] ?? '');
-  const text = (b: readonly string[]) => b.join('\n');
-  const runningVrfs = splitConfigBlocks(running).filter(isVrf);
-  const runningNames = new Set(runningVrfs.map((b) => b[0]));
-  const runningTexts = new Set(runningVrfs.map(text));
-  const differing = splitConfigBlocks(config)
-    .filter(isVrf)
-    .filter((b) => !runningTexts.has(text(b)));
-  if (differing.length === 0 || differing.some((b) => runningNames.has(b[0]))) return null;
-  return `${differing.map(text).join('\n!\n')}\n!\n`;
-}
-
-/**
- * What FRR said, without frr-reload.py's INFO logging (which dumps configuration lines):
- * vtysh's `line N: ...` and `% ...` messages and the WARNING/ERROR lines with their
- * continuation, passwords redacted, duplicates dropped.
- */
-export function frrMessage(stdout: string, stderr: string): string {
-  const kept: string[] = [];
-  let continuation = false;
-  for (const raw of `${stdout}\n${stderr}`.split('\n')) {
-    // eslint-disable-next-line no-control-regex
-    const line = raw.replace(/\x1b\[[0-9;]*m/g, '').trim();
-    if (line === '') continue;
-    const logged = /^\d{4}-\d\d-\d\d [\d:,]+\s+(\w+):\s*(.*)$/.exec(line);
-    if (logged) {
-      continuation = logged[1] === 'WARNING' || logged[1] === 'ERROR' || logged[1] === 'CRITICAL';
-      if (continuation && logged[2]) kept.push(logged[2]);
-      continue;
-    }
-    if (continuation || /^line \d+:/.test(line) || line.startsWith('%') || /^Error/i.test(line))
-      kept.push(line);
-  }
-  return redactConfigText([...new Set(kept)].join('\n'));
-}
-
-/** Parses the "Lines To Delete" / "Lines To Add" sections of `frr-reload.py --test` into running lines removed and lines added. */
-export function parseReloadTest(output: string): { added: FrrConfigChange[]; removed: FrrConfigChange[] } {
-  const added: FrrConfigChange[] = [];
-  const removed: FrrConfigChange[] = [];
-  let section: FrrConfigChange[] | null = null;
-  let entry: string[] = [];
-  const flush = () => {
-    const last = entry[entry.length - 1]?.trim();
-    if (section && last !== undefined) {
-      // The delete section lists the commands that remove a line (`no X` for X, `X` for `no X`):
-      // report the running line itself.
-      const line = section === removed ? (last.startsWith('no ') ? last.slice(3) : `no ${last}`) : last;
-      section.push({ context: entry.slice(0, -1).map((l) => l.trim()), line: redactConfigText(line) });
-    }
-    entry = [];
-  };
-  for (const raw of output.split('\n')) {
-    const line = raw.trimEnd();
-    if (line === 'Lines To Delete' || line === 'Lines To Add') {
-      flush();
-      section = line === 'Lines To Add' ? added : removed;
-      continue;
-    }
-    if (line === '' || /^=+$/.test(line)) continue;
-    // A line without indentation starts a new entry: the context lines, then the changed line.
-    if (!line.startsWith(' ')) flush();
-    entry.push(line);
-  }
-  flush();
-  return { added, removed };
-}
-
-/** The L3 VNI of every `vrf NAME` block of a configuration. */
-export function expectedL3Vnis(config: string): { vrf: string; vni: number }[] {
-  const out: { vrf: string; vni: number }[] = [];
-  let vrf: string | null = null;
-  for (const raw of config.split('\n')) {
-    const line = raw.trimEnd();
-    const open = /^vrf (\S+)$/.exec(line);
-    if (open) {
-      vrf = open[1] ?? null;
-      continue;
-    }
-    // Any line without indentation (exit-vrf, !, the next block) closes the vrf block.
-    if (!line.startsWith(' ')) vrf = null;
-    const vni = /^ vni (\d+)$/.exec(line);
-    if (vrf !== null && vni) out.push({ vrf, vni: Number(vni[1]) });
-  }
-  return out;
-}
-
-/** Compares the wanted L3 VNIs with `show vrf vni json`. */
+/** Compares the wanted L3 VNIs with `show vrf vni json` (as printed, decoded by {@link parseShowVrfVni}). */
 export function checkVniMapping(
   expected: readonly { vrf: string; vni: number }[],
   showVrfVni: unknown,
 ): FrrVniMismatch[] {
-  const rows = (showVrfVni as { vrfs?: { vrf?: string; vni?: number }[] }).vrfs ?? [];
-  const actual = new Map(
-    rows.filter((r) => typeof r.vni === 'number').map((r) => [r.vni as number, r.vrf ?? null]),
-  );
+  const actual = new Map(parseShowVrfVni(showVrfVni).map((r) => [r.vni, r.vrf]));
   return expected
     .filter((e) => actual.get(e.vni) !== e.vrf)
     .map((e) => ({ ...e, actualVrf: actual.get(e.vni) ?? null }));

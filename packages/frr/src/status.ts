@@ -65,6 +65,7 @@ const EvpnVnis = z.record(
   }),
 );
 
+/** `show vrf vni json`: `{ vrfs: [...] }`, one row per VRF that has an L3 VNI. */
 const VrfVnis = z.looseObject({
   vrfs: z
     .array(
@@ -90,6 +91,18 @@ export async function readFrrStatus(target: FrrTarget): Promise<FrrStatus> {
     evpnVni: parseVtyshJson(vnis),
     vrfVni: parseVtyshJson(vrfs),
   });
+}
+
+/** Decodes `show vrf vni json` (the one parser of it: status and the reload's VNI check use it). Sorted by VRF name. */
+export function parseShowVrfVni(json: unknown): FrrVrfVni[] {
+  return VrfVnis.parse(json)
+    .vrfs.map((r) => ({
+      vrf: r.vrf,
+      vni: r.vni,
+      state: r.state ?? 'Unknown',
+      vxlanInterface: optionalName(r.vxlanIntf),
+    }))
+    .sort((a, b) => cmp(a.vrf, b.vrf));
 }
 
 /** The pure half of {@link readFrrStatus}: decodes the three JSON documents. */
@@ -119,14 +132,7 @@ export function parseFrrStatus(raw: { bgpSummary: unknown; evpnVni: unknown; vrf
       remoteVteps: typeof v.numRemoteVteps === 'number' ? v.numRemoteVteps : null,
     }))
     .sort((a, b) => a.vni - b.vni);
-  const vrfVnis: FrrVrfVni[] = VrfVnis.parse(raw.vrfVni)
-    .vrfs.map((r) => ({
-      vrf: r.vrf,
-      vni: r.vni,
-      state: r.state ?? 'Unknown',
-      vxlanInterface: optionalName(r.vxlanIntf),
-    }))
-    .sort((a, b) => cmp(a.vrf, b.vrf));
+  const vrfVnis = parseShowVrfVni(raw.vrfVni);
   return { bgpSessions, evpnVnis, vrfVnis };
 }
 
