@@ -23,7 +23,7 @@ export const addrArgs = (verb: 'add' | 'replace' | 'del', dev: string, a: Addres
   ...(verb !== 'del' && a.nodad ? ['nodad'] : []),
 ];
 
-/** `route add|replace|del [TYPE] DST [via GW] [dev DEV] [src SRC] [table T] [metric M] [proto P] [scope S] [mtu N] [advmss N]` */
+/** `route add|replace|del [TYPE] DST [via GW] [dev DEV] [src SRC] [table T] [tos 0xT] [metric M] [proto P] [scope S] [mtu N] [advmss N]` */
 export function routeArgs(verb: 'add' | 'replace' | 'del', r: RouteSpec): string[] {
   const type = r.type ?? 'unicast';
   // `-6` cannot appear inside a batch line: an IPv6 default route is written as ::/0.
@@ -37,6 +37,8 @@ export function routeArgs(verb: 'add' | 'replace' | 'del', r: RouteSpec): string
     ...opt('dev', r.dev),
     ...opt('src', r.src),
     ...opt('table', r.table),
+    // iproute2 reads a tos in hex (`tos 16` is 0x16).
+    ...opt('tos', r.tos === undefined ? undefined : `0x${r.tos.toString(16)}`),
     ...opt('metric', r.metric),
     ...opt('proto', r.protocol),
     ...opt('scope', r.scope),

@@ -26,7 +26,9 @@ export const routeScopeNumber = (scope: number | RouteScopeName): number =>
   typeof scope === 'number' ? scope : ROUTE_SCOPES[scope];
 
 /**
- * A route. `table` defaults to main (254). `protocol` is the rtnetlink protocol number. `mtu` and
+ * A route. `table` defaults to main (254). The kernel tells routes apart by table, destination,
+ * `tos` and `metric` (default 0 for IPv4, 1024 for IPv6): two routes that differ in one of them
+ * are two routes. `protocol` is the rtnetlink protocol number. `mtu` and
  * `advmss` are the route metrics of the same names (path MTU and TCP MSS advertised on this path);
  * `scope` a number 0-255 or an iproute2 scope name.
  */
@@ -38,6 +40,14 @@ export const RouteSpecSchema = z
     dev: InterfaceName.optional(),
     via: IpAddress.optional(),
     src: IpAddress.optional(),
+    /** Type of service (DS field), part of an IPv4 route's key like table, destination and metric. */
+    tos: z
+      .number()
+      .int()
+      .min(0)
+      .max(255)
+      .refine((t) => (t & 3) === 0, 'the two ECN bits (the low two) must be 0')
+      .optional(),
     metric: z.number().int().min(0).max(4_294_967_295).optional(),
     protocol: z.number().int().min(0).max(255).optional(),
     mtu: z.number().int().min(68).max(65535).optional(),

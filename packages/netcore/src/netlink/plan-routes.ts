@@ -6,16 +6,47 @@ import type { DesiredState } from './desired.js';
 import type { ObservedState } from './observe.js';
 import type { PlanOp } from './plan-ops.js';
 
-const routeKey = (table: number, dst: string, family: string): string => `${table}|${family}|${dst}`;
+/** The metric the kernel gives a route that names none. */
+const defaultMetric = (family: 'inet' | 'inet6'): number => (family === 'inet6' ? 1024 : 0);
+
+/**
+ * A route's identity as the kernel sees it (fib key: table, destination, tos, priority). `route
+ * replace` finds its target by this key; attributes outside it (gateway, dev, src, ...) change in
+ * place. The family separates IPv4 and IPv6 `default`.
+ */
+interface RouteKeyParts {
+  readonly table: number;
+  readonly family: 'inet' | 'inet6';
+  readonly dst: string;
+  readonly tos: number;
+  readonly metric: number;
+}
+const routeKey = (k: RouteKeyParts): string => `${k.table}|${k.family}|${k.dst}|${k.tos}|${k.metric}`;
 
 function routeFamily(r: RouteSpec): 'inet' | 'inet6' {
   if (r.dst === 'default') return r.family ?? (r.via?.includes(':') ? 'inet6' : 'inet');
   return r.dst.includes(':') ? 'inet6' : 'inet';
 }
 
+function desiredKey(r: RouteSpec): string {
+  const family = routeFamily(r);
+  return routeKey({
+    table: r.table ?? 254,
+    family,
+    dst: r.dst === 'default' ? 'default' : normaliseDst(canonicalCidr(r.dst)),
+    tos: r.tos ?? 0,
+    metric: r.metric ?? defaultMetric(family),
+  });
+}
+
+const observedKey = (r: ObservedRoute): string =>
+  routeKey({ ...r, metric: r.metric ?? defaultMetric(r.family) });
+
 /**
  * The route operations that make the owner's routes (marked by `protocol`) the desired ones:
- * `replace` for missing or differing routes, `del` for owned routes no longer desired (when `prune`).
+ * `replace` for missing or differing routes, `del` for owned routes no longer desired (when
+ * `prune`), both by the kernel's key. Two desired routes with one key are refused: the kernel
+ * would keep only the second.
  */
 export function planRoutes(
   desired: DesiredState,
@@ -31,26 +62,24 @@ export function planRoutes(
       'the observed state has no routes: observe with observeScopeOf(desired)',
     );
   const owned = observed.routes.filter((r) => r.protocol === String(protocol));
-  const have = new Map(owned.map((r) => [routeKey(r.table, r.dst, r.family), r]));
+  const have = new Map(owned.map((r) => [observedKey(r), r]));
   const out: PlanOp[] = [];
-  const wanted = new Set<string>();
-  for (const r of desired.routes) {
-    const dst = r.dst === 'default' ? 'default' : normaliseDst(canonicalCidr(r.dst));
-    const table = r.table ?? 254;
-    const key = routeKey(table, dst, routeFamily(r));
-    wanted.add(key);
+  const wanted = new Map<string, number>();
+  desired.routes.forEach((r, i) => {
+    const key = desiredKey(r);
+    const twin = wanted.get(key);
+    if (twin !== undefined)
+      throw new InvalidDesiredStateError(
+        `routes[${i}]`,
+        `same table, destination, tos and metric as routes[${twin}] (the kernel keeps one route per key)`,
+      );
+    wanted.set(key, i);
     const h = have.get(key);
-    const route: RouteSpec = { ...r, protocol };
-    if (!h || (r.dev !== undefined && newLinks.has(r.dev)) || routeDiffers(r, h)) {
-      // `replace` matches on metric: a route moving to another metric leaves the old one behind.
-      if (h && r.metric !== undefined && h.metric !== r.metric)
-        out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
-      out.push({ op: 'route-replace', route });
-    }
-  }
+    if (!h || (r.dev !== undefined && newLinks.has(r.dev)) || routeDiffers(r, h))
+      out.push({ op: 'route-replace', route: { ...r, protocol } });
+  });
   for (const h of prune ? owned : []) {
-    if (!wanted.has(routeKey(h.table, h.dst, h.family)))
-      out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
+    if (!wanted.has(observedKey(h))) out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
   }
   return out;
 }
@@ -61,7 +90,6 @@ function routeDiffers(want: RouteSpec, have: ObservedRoute): boolean {
     ((want.type ?? 'unicast') === 'unicast' && want.dev !== undefined && want.dev !== have.dev) ||
     (want.via !== undefined && canonicalIp(want.via) !== have.via) ||
     (want.src !== undefined && canonicalIp(want.src) !== have.src) ||
-    (want.metric !== undefined && want.metric !== have.metric) ||
     // Optional attributes are compared only when set: a route whose mtu nobody asked for keeps it.
     (want.scope !== undefined && routeScopeNumber(want.scope) !== have.scope) ||
     (want.mtu !== undefined && want.mtu !== have.mtu) ||
@@ -78,6 +106,7 @@ function observedRouteSpec(h: ObservedRoute, protocol: number): RouteSpec {
     dst: h.dst,
     ...(type === 'unicast' ? {} : { type }),
     table: h.table,
+    ...(h.tos === 0 ? {} : { tos: h.tos }),
     ...(h.metric === undefined ? {} : { metric: h.metric }),
     ...(h.dst === 'default' ? { family: h.family } : {}),
     protocol,

@@ -260,3 +260,93 @@ describe('optional route attributes (mtu, advmss, scope)', () => {
     ]);
   });
 });
+
+describe('routes are keyed as the kernel keys them: table, destination, tos, metric', () => {
+  type RouteJson = Record<string, unknown>;
+  const route = (extra: RouteJson): RouteJson => ({
+    dst: '10.8.0.0/24',
+    gateway: '10.9.0.1',
+    dev: 'eth0',
+    protocol: '249',
+    flags: [],
+    ...extra,
+  });
+  const observedRoutes = (v4: RouteJson[], v6: RouteJson[] = []): ObservedState => ({
+    links: [],
+    routes: [...decodeRouteDump(JSON.stringify(v4), 'inet'), ...decodeRouteDump(JSON.stringify(v6), 'inet6')],
+    neighbours: undefined,
+    fdb: undefined,
+    sysctls: undefined,
+  });
+  const lines = (routes: DesiredState['routes'], observed: ObservedState): string[] =>
+    formatPlan(plan({ owner: 'x', links: [], routes }, observed));
+
+  it('two routes to one destination with metrics 100 and 200 are two routes: applied, they plan nothing', () => {
+    const both = observedRoutes([route({ metric: 100 }), route({ metric: 200 })]);
+    const desired = [
+      { dst: '10.8.0.0/24', via: '10.9.0.1', metric: 100 },
+      { dst: '10.8.0.0/24', via: '10.9.0.1', metric: 200 },
+    ];
+    expect(lines(desired, both)).toEqual([]);
+  });
+
+  it.each([
+    ['stale first', [route({ metric: 200 }), route({ metric: 100 })]],
+    ['stale last', [route({ metric: 100 }), route({ metric: 200 })]],
+  ])('deletes an owned route of another metric whatever the dump order (%s)', (_order, dump) => {
+    expect(lines([{ dst: '10.8.0.0/24', via: '10.9.0.1', metric: 100 }], observedRoutes(dump))).toEqual([
+      'ip route del 10.8.0.0/24 table 254 metric 200 proto 249',
+    ]);
+  });
+
+  it('an unset metric is the kernel default: 0 for IPv4, 1024 for IPv6', () => {
+    const observed = observedRoutes(
+      [route({})],
+      [{ dst: 'fd00:8::/64', gateway: 'fd00::1', dev: 'eth0', protocol: '249', metric: 1024, flags: [] }],
+    );
+    expect(
+      lines(
+        [
+          { dst: '10.8.0.0/24', via: '10.9.0.1' },
+          { dst: 'fd00:8::/64', via: 'fd00::1' },
+        ],
+        observed,
+      ),
+    ).toEqual([]);
+  });
+
+  it('a route with a tos is another route, and is deleted with its tos', () => {
+    const observed = observedRoutes([route({}), route({ tos: '0x10' }), route({ tos: 'AF11', metric: 5 })]);
+    expect(observed.routes?.map((r) => r.tos)).toEqual([0, 0x10, 0x28]);
+    expect(lines([{ dst: '10.8.0.0/24', via: '10.9.0.1' }], observed)).toEqual([
+      'ip route del 10.8.0.0/24 table 254 tos 0x10 proto 249',
+      'ip route del 10.8.0.0/24 table 254 tos 0x28 metric 5 proto 249',
+    ]);
+    expect(lines([{ dst: '10.8.0.0/24', via: '10.9.0.1', tos: 0x10 }], observedRoutes([]))).toEqual([
+      'ip route replace 10.8.0.0/24 via 10.9.0.1 tos 0x10 proto 249',
+    ]);
+  });
+
+  it('refuses two desired routes with the same key (the kernel keeps one of them)', () => {
+    const err = (() => {
+      try {
+        plan(
+          {
+            owner: 'x',
+            links: [],
+            routes: [
+              { dst: '10.8.0.0/24', via: '10.9.0.1' },
+              { dst: '10.8.0.0/24', via: '10.9.0.2', metric: 0, table: 254 },
+            ],
+          },
+          observedRoutes([]),
+        );
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(isInvalidDesiredStateError(err)).toBe(true);
+    expect(err).toMatchObject({ path: 'routes[1]' });
+  });
+});

@@ -270,4 +270,30 @@ describe('reconcile (host kernel)', () => {
     expect(isKernelFeatureMissingError(err)).toBe(true);
     expect(err as KernelFeatureMissingError).toMatchObject({ module: 'vrf', linkKind: 'vrf' });
   });
+
+  it('converges with two routes to one destination that differ only in metric, and removes a stale one of a third metric', async () => {
+    const ns = await tempNs();
+    const nl = createNetlink({ netns: ns.name });
+    const desired: DesiredState = {
+      owner: 'test',
+      links: [{ kind: 'bridge', name: 'br0', up: true, addresses: [{ address: '10.9.0.1/24' }] }],
+      routes: [
+        { dst: '10.8.0.0/24', via: '10.9.0.2', metric: 100 },
+        { dst: '10.8.0.0/24', via: '10.9.0.3', metric: 200 },
+      ],
+    };
+    await nl.reconcile(desired);
+    // An owned route of another metric, as a previous desired state could have left behind.
+    await ns.ip('route', 'add', '10.8.0.0/24', 'via', '10.9.0.4', 'metric', '300', 'proto', '249');
+    const second = await nl.reconcile(desired);
+    expect(second.plan.ops).toEqual([
+      { op: 'route-del', route: expect.objectContaining({ dst: '10.8.0.0/24', metric: 300 }) },
+    ]);
+    const routes = JSON.parse(await ns.ip('-j', 'route', 'show', '10.8.0.0/24')) as Json[];
+    expect(routes.map((r) => [r['metric'], r['gateway']])).toEqual([
+      [100, '10.9.0.2'],
+      [200, '10.9.0.3'],
+    ]);
+    expect((await nl.reconcile(desired)).plan.ops).toEqual([]);
+  });
 });

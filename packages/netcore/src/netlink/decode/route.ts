@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NetlinkDecodeError } from '../errors.js';
 import { parseIpJson } from './parse.js';
 import { ROUTE_SCOPES, type RouteScopeName } from '../objects.js';
 
@@ -15,6 +16,8 @@ export interface ObservedRoute {
   readonly via: string | undefined;
   readonly src: string | undefined;
   readonly metric: number | undefined;
+  /** Type of service (DS field); 0 when the dump shows none. */
+  readonly tos: number;
   /** Numeric scope (0 = global, what iproute2 leaves out of its dump). */
   readonly scope: number;
   /** The `mtu` and `advmss` route metrics, when set. */
@@ -33,6 +36,8 @@ const RouteJson = z.object({
   gateway: z.string().optional(),
   prefsrc: z.string().optional(),
   metric: z.number().optional(),
+  // `0x10`, or a name of /usr/share/iproute2/rt_dsfield.
+  tos: z.union([z.string(), z.number()]).optional(),
   scope: z.union([z.string(), z.number()]).optional(),
   // A locked metric prints as ["lock", N].
   metrics: z.array(z.record(z.string(), z.unknown())).optional(),
@@ -43,6 +48,40 @@ const NAMED_TABLES: Readonly<Record<string, number>> = { main: 254, local: 255, 
 export function tableId(table: string | undefined): number {
   if (table === undefined) return 254;
   return NAMED_TABLES[table] ?? Number(table);
+}
+
+/** The names iproute2 prints for DS field values (/usr/share/iproute2/rt_dsfield). */
+const DSFIELD_NAMES: Readonly<Record<string, number>> = {
+  default: 0x00,
+  CS1: 0x20,
+  AF11: 0x28,
+  AF12: 0x30,
+  AF13: 0x38,
+  CS2: 0x40,
+  AF21: 0x48,
+  AF22: 0x50,
+  AF23: 0x58,
+  CS3: 0x60,
+  AF31: 0x68,
+  AF32: 0x70,
+  AF33: 0x78,
+  CS4: 0x80,
+  AF41: 0x88,
+  AF42: 0x90,
+  AF43: 0x98,
+  CS5: 0xa0,
+  EF: 0xb8,
+  CS6: 0xc0,
+  CS7: 0xe0,
+};
+
+/** A tos as `ip -j` prints it: absent (0), `0xNN`, or a name from rt_dsfield. */
+function tosValue(tos: string | number | undefined): number {
+  if (tos === undefined) return 0;
+  if (typeof tos === 'number') return tos;
+  const n = DSFIELD_NAMES[tos] ?? (/^0x[0-9a-f]+$/i.test(tos) ? parseInt(tos, 16) : Number.NaN);
+  if (Number.isNaN(n)) throw new NetlinkDecodeError('ip -j route dump', `unknown tos ${JSON.stringify(tos)}`);
+  return n;
 }
 
 /** A scope as `ip -j` prints it (a name from rt_scopes, or a number it has no name for). */
@@ -78,6 +117,7 @@ export const decodeRouteDump = (stdout: string, family: 'inet' | 'inet6'): Obser
     via: r.gateway,
     src: r.prefsrc,
     metric: r.metric,
+    tos: tosValue(r.tos),
     scope: scopeId(r.scope),
     mtu: routeMetric(r.metrics, 'mtu'),
     advmss: routeMetric(r.metrics, 'advmss'),
