@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseFrrIntent } from '@fabrik/frr';
+import { parseFrrIntent } from '@fabrik/api';
 import { createNetlink, type Netlink } from '@fabrik/netcore/netlink';
 import { createTempNetns, type TempNetns } from '@fabrik/testkit';
 import { hbrDesiredState, vrfTable } from './hbr-state.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFrrIntent } from '@fabrik/frr';
+import { parseFrrIntent } from '@fabrik/api';
 import { parseDesiredState } from '@fabrik/netcore/netlink';
 import { HBR_TABLE, hbrDesiredState, vrfTable } from './hbr-state.js';
 

@@ -1,5 +1,5 @@
 import type { DesiredLink, DesiredState } from '@fabrik/netcore/netlink';
-import type { FrrIntent } from '@fabrik/frr';
+import type { FrrIntent } from '@fabrik/api';
 
 // The HBR network namespace's kernel state in mode `netns`, derived from the same routing intent
 // @fabrik/frr renders: one place decides names and tables, so kernel and FRR always agree.

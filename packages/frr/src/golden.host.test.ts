@@ -3,13 +3,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { checkBgpdConfig } from './bgpd-check.js';
 import { checkFrrConfig } from './check.js';
 import { FRR_TEMPLATE_SETS } from './intent.js';
 import { renderFrrConfig } from './render.js';
 
 // Golden files: __fixtures__/<case>.input.(yaml|json) -> <case>.<set>.golden.conf for every
 // template set. UPDATE_GOLDEN=1 rewrites them. Each golden is also checked by real FRR
-// (`vtysh -C`), so a golden that FRR would reject cannot be committed.
+// (`vtysh -C` for the grammar, `bgpd -C` for what bgpd's handlers refuse), so a golden that FRR
+// would reject cannot be committed.
 const fixtures = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';
 const cases = (await readdir(fixtures))
@@ -18,7 +20,7 @@ const cases = (await readdir(fixtures))
   .sort((a, b) => a.name.localeCompare(b.name));
 
 describe.each(cases)('golden $name', ({ name, file }) => {
-  it.each(FRR_TEMPLATE_SETS)('[%s] matches the golden file and passes vtysh -C', async (mode) => {
+  it.each(FRR_TEMPLATE_SETS)('[%s] matches the golden file and passes vtysh -C and bgpd -C', async (mode) => {
     const intent: unknown = parse(await readFile(join(fixtures, file), 'utf8'));
     const text = renderFrrConfig(intent, { mode, hostname: 'fabrik-lab' });
     const golden = join(fixtures, `${name}.${mode}.golden.conf`);
@@ -26,8 +28,8 @@ describe.each(cases)('golden $name', ({ name, file }) => {
     expect(text).toBe(await readFile(golden, 'utf8'));
     // The same text twice: rendering is deterministic.
     expect(renderFrrConfig(intent, { mode, hostname: 'fabrik-lab' })).toBe(text);
-    const result = await checkFrrConfig(text);
-    expect(result).toEqual({ ok: true });
+    expect(await checkFrrConfig(text)).toEqual({ ok: true });
+    expect(await checkBgpdConfig(text)).toEqual({ ok: true });
   });
 });
 

@@ -46,6 +46,7 @@ export {
 } from './render.js';
 export type { RenderFrrOptions } from './render.js';
 export { checkFrrConfig } from './check.js';
+export { checkBgpdConfig, FRR_DAEMON_DIR } from './bgpd-check.js';
 export type { FrrCheckResult, FrrCheckProblem } from './check.js';
 export {
   reloadFrr,

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { FrrIntentError, frrIntentJsonSchema, parseFrrIntent, redactIntent } from './parse.js';
+import type { FrrIntentInput } from './schema.js';
+
+const base: FrrIntentInput = { asn: 65000, routerId: '10.0.0.1', vtepIp: '10.0.0.1' };
+
+function issuesOf(input: unknown): string[] {
+  try {
+    parseFrrIntent(input);
+  } catch (e) {
+    expect(e).toBeInstanceOf(FrrIntentError);
+    return (e as FrrIntentError).issues.map((i) => `${i.path}: ${i.message}`);
+  }
+  throw new Error('the intent was accepted');
+}
+
+describe('parseFrrIntent', () => {
+  it('applies defaults', () => {
+    const intent = parseFrrIntent(base);
+    expect(intent).toMatchObject({
+      mode: 'netns',
+      hbrVrf: 'hbr',
+      vrfs: [],
+      layer2s: [],
+      underlay: { neighbors: [] },
+    });
+  });
+
+  it('names the full path of a ge/le problem', () => {
+    const issues = issuesOf({
+      ...base,
+      vrfs: [
+        { name: 'a', vni: 1 },
+        { name: 'b', vni: 2, import: [{ cidr: '10.20.0.0/16', le: 12 }] },
+      ],
+    });
+    expect(issues).toEqual(['vrfs[1].import[0].le: must be greater than the prefix length 16']);
+  });
+
+  it('rejects le below ge and ge not above the prefix length', () => {
+    expect(
+      issuesOf({ ...base, vrfs: [{ name: 'a', vni: 1, export: [{ cidr: '10.0.0.0/8', ge: 24, le: 20 }] }] }),
+    ).toEqual(['vrfs[0].export[0].le: must not be less than ge (24)']);
+    expect(
+      issuesOf({ ...base, vrfs: [{ name: 'a', vni: 1, export: [{ cidr: '10.0.0.0/8', ge: 8 }] }] }),
+    ).toEqual(['vrfs[0].export[0].ge: must be greater than the prefix length 8']);
+  });
+
+  it('rejects CIDRs with host bits, VNIs and VLANs out of range', () => {
+    const issues = issuesOf({
+      ...base,
+      vrfs: [{ name: 'a', vni: 16_777_216, aggregates: ['10.1.0.1/16'] }],
+      layer2s: [{ vni: 0, vlan: 4095 }],
+    });
+    expect(issues).toEqual([
+      expect.stringMatching(/^vrfs\[0\]\.vni: /),
+      'vrfs[0].aggregates[0]: has host bits set (use the network address)',
+      expect.stringMatching(/^layer2s\[0\]\.vni: /),
+      expect.stringMatching(/^layer2s\[0\]\.vlan: /),
+    ]);
+  });
+
+  it('rejects duplicate VRF names, VNIs and VLANs', () => {
+    const issues = issuesOf({
+      ...base,
+      vrfs: [
+        { name: 'red', vni: 10 },
+        { name: 'red', vni: 11 },
+      ],
+      layer2s: [
+        { vni: 11, vlan: 5 },
+        { vni: 12, vlan: 5 },
+      ],
+    });
+    expect(issues).toEqual([
+      'vrfs[1].name: duplicate VRF name "red" (also vrfs[0])',
+      'layer2s[0].vni: VNI 11 is already used by vrfs[1].vni',
+      'layer2s[1].vlan: VLAN 5 is already used by layer2s[0]',
+    ]);
+  });
+
+  it('checks references to VRFs, allowing hbrVrf', () => {
+    expect(
+      issuesOf({
+        ...base,
+        vrfs: [{ name: 'red', vni: 10, importVrfs: ['hbr', 'blue', 'red'] }],
+        layer2s: [
+          { vni: 20, vlan: 2, vrf: 'hbr' },
+          { vni: 21, vlan: 3, vrf: 'green' },
+        ],
+      }),
+    ).toEqual([
+      'vrfs[0].importVrfs[1]: unknown VRF "blue" (not in vrfs and not hbrVrf)',
+      'vrfs[0].importVrfs[2]: a VRF cannot import from itself',
+      'layer2s[1].vrf: unknown VRF "green" (not in vrfs and not hbrVrf)',
+    ]);
+  });
+
+  it('rejects VRF names over 15 characters, unknown fields and both/neither of address and interface', () => {
+    const issues = issuesOf({
+      ...base,
+      extra: 1,
+      vrfs: [{ name: 'a'.repeat(16), vni: 1 }],
+      underlay: {
+        neighbors: [{ remoteAs: 'external' }, { address: '192.0.2.1', interface: 'eth0', remoteAs: 65001 }],
+      },
+    });
+    expect(issues).toContain('underlay.neighbors[0].address: give exactly one of address or interface');
+    expect(issues).toContain('underlay.neighbors[1].address: give exactly one of address or interface');
+    expect(issues.some((i) => i.startsWith('vrfs[0].name: must be 1-15 characters'))).toBe(true);
+    expect(issues.some((i) => i.startsWith('(root): ') && i.includes('extra'))).toBe(true);
+  });
+
+  it('validates route-targets and requires one when asn:vni does not fit', () => {
+    expect(issuesOf({ ...base, vrfs: [{ name: 'a', vni: 1, routeTarget: '65000' }] })).toEqual([
+      'vrfs[0].routeTarget: must be ASN:NN or A.B.C.D:NN (for example 65000:1001)',
+    ]);
+    expect(issuesOf({ ...base, asn: 4_200_000_000, layer2s: [{ vni: 70_000, vlan: 1 }] })).toEqual([
+      'layer2s[0].routeTarget: required when both asn and vni exceed 65535 (the default asn:vni does not fit)',
+    ]);
+    expect(() =>
+      parseFrrIntent({ ...base, vrfs: [{ name: 'a', vni: 1, routeTarget: '10.0.0.1:7' }] }),
+    ).not.toThrow();
+  });
+
+  it('never puts a password into an error', () => {
+    const secret = 'hunter2 with spaces';
+    let message = '';
+    try {
+      parseFrrIntent({
+        ...base,
+        underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external', password: secret }] },
+      });
+    } catch (e) {
+      message = `${String(e)} ${JSON.stringify(e)} ${String((e as Error).cause ?? '')}`;
+    }
+    expect(message).toContain('underlay.neighbors[0].password: must be 1-80 characters without whitespace');
+    expect(message).not.toContain('hunter2');
+  });
+});
+
+describe('redaction', () => {
+  it('redactIntent replaces passwords and leaves the input alone', () => {
+    const input = {
+      ...base,
+      underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'external' as const, password: 's3cret' }] },
+    };
+    const safe = redactIntent(input);
+    expect(JSON.stringify(safe)).not.toContain('s3cret');
+    expect(safe.underlay?.neighbors?.[0]?.password).toBe('<redacted>');
+    expect(input.underlay.neighbors[0]?.password).toBe('s3cret');
+  });
+});
+
+describe('frrIntentJsonSchema', () => {
+  it('describes the contract fields', () => {
+    const schema = frrIntentJsonSchema() as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(schema.properties)).toEqual([
+      'mode',
+      'asn',
+      'routerId',
+      'vtepIp',
+      'hbrVrf',
+      'underlay',
+      'vrfs',
+      'layer2s',
+    ]);
+    expect(schema.required).toEqual(['asn', 'routerId', 'vtepIp']);
+  });
+});
