@@ -1,0 +1,67 @@
+export { loadKubeConfig, SERVICE_ACCOUNT_DIR } from './config.js';
+export type { LoadKubeConfigOptions, KubeConfigSource } from './config.js';
+export {
+  LABEL_SELECTOR_OPERATORS,
+  matchesLabelSelector,
+  validateLabelSelector,
+  formatLabelSelector,
+  labelKeyProblem,
+  labelValueProblem,
+} from './selector.js';
+export type { LabelSelector, LabelSelectorRequirement, LabelSelectorOperator, Labels } from './selector.js';
+export {
+  setCondition,
+  removeCondition,
+  findCondition,
+  validateCondition,
+  formatKubeTime,
+} from './conditions.js';
+export type { Condition, ConditionInput, ConditionStatus, SetConditionResult } from './conditions.js';
+export { backoffDelay, sleep, retry, DEFAULT_BACKOFF, CONFLICT_BACKOFF } from './backoff.js';
+export type { BackoffPolicy, RetryOptions } from './backoff.js';
+export { createMergePatch, jsonEqual } from './merge-patch.js';
+export type { JsonValue } from './merge-patch.js';
+export {
+  NODES,
+  EVENTS,
+  ObjectMeta,
+  objectKey,
+  splitObjectKey,
+  collectionPath,
+  objectPath,
+  apiVersionOf,
+} from './resource.js';
+export type { GroupVersionResource, Parser, KubeObject } from './resource.js';
+export {
+  KubeError,
+  KubeApiError,
+  NotFoundError,
+  ConflictError,
+  AlreadyExistsError,
+  GoneError,
+  UnauthorizedError,
+  ForbiddenError,
+  InvalidError,
+  ServerError,
+  RequestRejectedError,
+  UnreachableError,
+  ObjectSchemaError,
+  KubeConfigError,
+  InvalidArgumentError,
+  isKubeError,
+  isNotFoundError,
+  isConflictError,
+  isAlreadyExistsError,
+  isGoneError,
+  isUnauthorizedError,
+  isForbiddenError,
+  isInvalidError,
+  isServerError,
+  isRequestRejectedError,
+  isUnreachableError,
+  isObjectSchemaError,
+  isKubeConfigError,
+  isInvalidArgumentError,
+  isTransientError,
+} from './errors.js';
+export type { ApiStatus, StatusCause } from './errors.js';

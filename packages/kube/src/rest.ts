@@ -1,0 +1,160 @@
+import { HttpMethod, type Configuration, type KubeConfig } from '@kubernetes/client-node';
+import { apiErrorFor, UnreachableError, type ApiStatus, type StatusCause } from './errors.js';
+
+// Every request of this package goes through client-node's ApiClient machinery: the Configuration that
+// `KubeConfig.makeApiClient` builds (server URL, the KubeConfig as authentication: tokens, client
+// certificates, CA, exec plugins) and its HTTP library. Only the generated typed APIs are left out:
+// their ObjectSerializer turns timestamps into Date objects and drops unknown fields, while the
+// callers' `parse` functions (zod schemas) must see the JSON the server sent.
+
+/** Content types of the PATCH verbs the API server accepts. */
+export const PATCH_CONTENT_TYPE = {
+  /** RFC 7386: objects merged key by key, lists replaced, `null` deletes. Works for every resource. */
+  merge: 'application/merge-patch+json',
+  /** RFC 6902 operations (`add`, `replace`, `remove`, `test`). */
+  json: 'application/json-patch+json',
+  /** Kubernetes' own: lists merged by their key (Node `status.conditions` by `type`). Built-in kinds only. */
+  strategic: 'application/strategic-merge-patch+json',
+} as const;
+export type PatchType = keyof typeof PATCH_CONTENT_TYPE;
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface RestRequest {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Absolute API path, for example `/apis/network.fabrik.dev/v1alpha1/vrfs`. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  /** Abort the request after this long (default: the client's, 30 s); it then fails as unreachable. */
+  readonly timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** System error codes that mean "the server is not there (now)", as node-fetch reports them. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+]);
+
+/** A minimal JSON client for the API server, built by `KubeConfig.makeApiClient`. */
+export class RestClient {
+  constructor(private readonly configuration: Configuration) {}
+
+  /** Sends one request; resolves to the parsed JSON body, rejects with a typed {@link KubeError}. */
+  async request(req: RestRequest): Promise<unknown> {
+    const described = `${req.method} ${req.path}`;
+    const context = this.configuration.baseServer.makeRequestContext(req.path, HttpMethod[req.method]);
+    for (const [name, value] of Object.entries(req.query ?? {})) {
+      if (value !== undefined) context.setQueryParam(name, String(value));
+    }
+    context.setHeaderParam('Accept', 'application/json');
+    if (req.body !== undefined) {
+      context.setHeaderParam('Content-Type', req.contentType ?? 'application/json');
+      context.setBody(JSON.stringify(req.body));
+    }
+    const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    context.setSignal(AbortSignal.timeout(timeoutMs));
+
+    let status: number;
+    let text: string;
+    try {
+      await this.configuration.authMethods.default?.applySecurityAuthentication(context);
+      const response = await this.configuration.httpApi.send(context).toPromise();
+      status = response.httpStatusCode;
+      text = await response.body.text();
+    } catch (error) {
+      throw transportError(described, error, timeoutMs);
+    }
+    const body = parseJson(text);
+    if (status >= 200 && status < 300) return body;
+    throw apiErrorFor(described, statusFromBody(status, body, text));
+  }
+}
+
+/** Maps a failure below HTTP (no answer at all) to a typed error; anything unknown is rethrown as is. */
+export function transportError(request: string, error: unknown, timeoutMs?: number): Error {
+  const code = systemErrorCode(error);
+  if (
+    code !== undefined &&
+    (UNREACHABLE_CODES.has(code) || code.startsWith('ERR_TLS') || code.includes('CERT'))
+  ) {
+    return new UnreachableError(request, code, { cause: error });
+  }
+  const name = error instanceof Error ? error.name : '';
+  if (name === 'AbortError' || name === 'TimeoutError') {
+    return new UnreachableError(request, timeoutMs ? `no answer within ${timeoutMs} ms` : 'TIMEOUT', {
+      cause: error,
+    });
+  }
+  if (error instanceof Error && /socket hang up|other side closed|premature close/i.test(error.message)) {
+    return new UnreachableError(request, 'connection closed', { cause: error });
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** node-fetch puts the system error code on `code`, sometimes only on the wrapped `erroredSysCall` cause. */
+function systemErrorCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Status object of an error answer; servers (and proxies) that send none get one made up from the code. */
+export function statusFromBody(code: number, body: unknown, text?: string): ApiStatus {
+  if (isRecord(body) && body.kind === 'Status') {
+    const details = isRecord(body.details) ? body.details : undefined;
+    const causes = Array.isArray(details?.causes)
+      ? details.causes.filter(isRecord).map((c): StatusCause => ({
+          ...(typeof c.field === 'string' && { field: c.field }),
+          ...(typeof c.reason === 'string' && { reason: c.reason }),
+          ...(typeof c.message === 'string' && { message: c.message }),
+        }))
+      : undefined;
+    return {
+      code: typeof body.code === 'number' ? body.code : code,
+      ...(typeof body.reason === 'string' && { reason: body.reason }),
+      ...(typeof body.message === 'string' && { message: body.message }),
+      ...(causes && { causes }),
+    };
+  }
+  return { code, ...(text && { message: text.slice(0, 500) }) };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const clients = new WeakMap<KubeConfig, RestClient>();
+
+/** The client of a KubeConfig (one per KubeConfig object). */
+export function restClientFor(kc: KubeConfig): RestClient {
+  let client = clients.get(kc);
+  if (!client) {
+    client = kc.makeApiClient(RestClient);
+    clients.set(kc, client);
+  }
+  return client;
+}
