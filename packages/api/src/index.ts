@@ -13,12 +13,108 @@ export {
   InterfaceAddress,
   hasHostBits,
 } from './primitives.js';
+export { fieldPath, ApiValidationError, isApiValidationError, parseWith } from './validation.js';
+export type { FieldIssue, ParseResult } from './validation.js';
+export { withRules, CEL_VALIDATIONS } from './rules.js';
+export type { ObjectRule, CelValidation } from './rules.js';
+export {
+  ObjectName,
+  LabelKey,
+  LabelValue,
+  Timestamp,
+  objectMeta,
+  LABEL_SELECTOR_OPERATORS,
+  LabelSelectorRequirement,
+  LabelSelector,
+  Condition,
+  Conditions,
+} from './kube/meta.js';
+export type { LabelSelectorOperator } from './kube/meta.js';
+export { GROUP, VERSION, API_VERSION } from './network/group.js';
+export type { PrinterColumn, ResourceKind } from './network/group.js';
+export {
+  VrfObjectName,
+  VrfPrefixRule,
+  VrfStaticRoute,
+  VrfSpec,
+  VrfStatus,
+  Vrf,
+  VRF_RESOURCE,
+  parseVrf,
+} from './network/vrf.js';
+export {
+  DEFAULT_LAYER2_MTU,
+  Layer2NetworkSpec,
+  Layer2NetworkStatus,
+  Layer2Network,
+  LAYER2_NETWORK_RESOURCE,
+  parseLayer2Network,
+} from './network/layer2-network.js';
+export {
+  IpRange,
+  SubnetInfo,
+  IpPoolSpec,
+  PodOwner,
+  IpAddressState,
+  IpPoolStatus,
+  IpPool,
+  IP_POOL_RESOURCE,
+  parseIpPool,
+} from './network/ip-pool.js';
+export {
+  CONFIG_STATUSES,
+  NODE_NETWORK_STATUS_SECTIONS,
+  ObjectError,
+  NodeNetworkStatusSection,
+  NodeNetworkStatusStatus,
+  NodeNetworkStatus,
+  NODE_NETWORK_STATUS_RESOURCE,
+  parseNodeNetworkStatus,
+  parseNodeNetworkStatusSection,
+  nodeNetworkStatusSectionPatch,
+} from './network/node-network-status.js';
+export type { ConfigStatus, NodeNetworkStatusSectionName } from './network/node-network-status.js';
+export {
+  NAD_GROUP,
+  NAD_VERSION,
+  NetworkAttachmentDefinitionSpec,
+  NetworkAttachmentDefinition,
+  NETWORK_ATTACHMENT_DEFINITION_RESOURCE,
+  parseNetworkAttachmentDefinition,
+} from './network/network-attachment-definition.js';
+export { RESOURCE_KINDS } from './network/resources.js';
+export { checkIntentConflicts } from './network/conflicts.js';
+export type {
+  IntentConflictOptions,
+  VrfForConflicts,
+  Layer2NetworkForConflicts,
+} from './network/conflicts.js';
+export { toStructuralSchema, StructuralSchemaError } from './crd/structural.js';
+export type { JsonSchema } from './crd/structural.js';
+export { customResourceDefinition, openApiSchemaOf } from './crd/custom-resource-definition.js';
+export type { CustomResourceDefinition } from './crd/custom-resource-definition.js';
+export { AbsolutePath, ListenAddress, IntentSource, StartupTaint } from './config/common.js';
+export {
+  AGENT_NETNS_CONFIG_PATH,
+  AGENT_NETNS_MODES,
+  AgentNetnsConfig,
+  parseAgentNetnsConfig,
+} from './config/agent-netns-config.js';
+export type { AgentNetnsConfigInput } from './config/agent-netns-config.js';
 export {
   AGENT_HOST_CONFIG_PATH,
   AgentHostConfig,
   OvsBridgeConfig,
   SecondaryNetworkConfig,
-} from './agent-host-config.js';
+  PhysicalInterface,
+  VlanIdOrRange,
+  OvsdbAddress,
+  TrunkConfig,
+  RelayConfig,
+  physicalInterfaceName,
+  parseAgentHostConfig,
+} from './config/agent-host-config.js';
+export type { AgentHostConfigInput } from './config/agent-host-config.js';
 export {
   FrrIntentSchema,
   FRR_TEMPLATE_SETS,

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { InterfaceName, VlanId } from '../primitives.js';
+import { parseWith, type ParseResult } from '../validation.js';
+import { AbsolutePath, IntentSource, ListenAddress, agentCommonFields } from './common.js';
+
+/** Where the host agent reads its configuration, and where cni-ovs looks for the default bridge. */
+export const AGENT_HOST_CONFIG_PATH = '/etc/fabrik/agent-host.yaml';
+
+/** A VLAN id, or an inclusive range `"100-199"`. */
+export const VlanIdOrRange = z.union([
+  VlanId,
+  z
+    .string()
+    .regex(/^[0-9]{1,4}-[0-9]{1,4}$/, 'must be a VLAN id or a range "low-high"')
+    .refine((r) => {
+      const [low = 0, high = 0] = r.split('-').map(Number);
+      return low >= 1 && high <= 4094 && low <= high;
+    }, 'must be a range of VLAN ids 1-4094, low before high'),
+]);
+
+/** A host NIC that becomes an uplink of a bridge: its name, or its name and the VLANs it may carry. */
+export const PhysicalInterface = z.union([
+  InterfaceName,
+  z
+    .object({
+      name: InterfaceName,
+      /** The VLANs the uplink trunks (OVS `trunks`); absent: every VLAN. */
+      allowedVLANs: z.array(VlanIdOrRange).min(1).max(4094),
+    })
+    .strict(),
+]);
+export type PhysicalInterface = z.infer<typeof PhysicalInterface>;
+
+/** The name of a physical interface entry, whichever form it has. */
+export function physicalInterfaceName(entry: PhysicalInterface): string {
+  return typeof entry === 'string' ? entry : entry.name;
+}
+
+/** An OVS bridge for secondary networks and the host NICs that are its uplinks (Antrea's fields). */
+export const OvsBridgeConfig = z
+  .object({
+    bridgeName: InterfaceName,
+    physicalInterfaces: z.array(PhysicalInterface).max(8).default([]),
+    enableMulticastSnooping: z.boolean().default(false),
+  })
+  .strict();
+export type OvsBridgeConfig = z.infer<typeof OvsBridgeConfig>;
+
+/** Secondary networks of Pods: OVS bridges the host agent creates; the first is the CNI default. */
+export const SecondaryNetworkConfig = z
+  .object({
+    ovsBridges: z.array(OvsBridgeConfig).default([]),
+  })
+  .strict();
+export type SecondaryNetworkConfig = z.infer<typeof SecondaryNetworkConfig>;
+
+/** An OVSDB server address: `unix:/path` or `tcp:host:port`. */
+export const OvsdbAddress = z
+  .string()
+  .regex(/^(unix:\/[^\0]+|tcp:[A-Za-z0-9.:[\]-]+:[0-9]{1,5})$/, 'must be unix:/path or tcp:host:port');
+
+/** The host end of the trunk veth to the HBR container, where host-side `tr.<vid>` live. */
+export const TrunkConfig = z
+  .object({
+    hostInterface: InterfaceName,
+    /** `kernel`: tr.<vid> are VLAN links on hostInterface; `ovs`: hostInterface is an uplink of `bridge`. */
+    attach: z.enum(['kernel', 'ovs']).default('kernel'),
+    bridge: InterfaceName.optional(),
+  })
+  .strict();
+export type TrunkConfig = z.infer<typeof TrunkConfig>;
+
+/** The relay for the HBR container: this node's intent out, agent-netns's status in. */
+export const RelayConfig = z
+  .object({
+    intentFile: AbsolutePath,
+    statusFile: AbsolutePath,
+  })
+  .strict();
+export type RelayConfig = z.infer<typeof RelayConfig>;
+
+/** The host agent's configuration file (YAML), also read by cni-ovs for the default bridge. */
+export const AgentHostConfig = z
+  .object({
+    ...agentCommonFields,
+    secondaryNetwork: SecondaryNetworkConfig.default({ ovsBridges: [] }),
+    ovsdbSocket: OvsdbAddress.default('unix:/var/run/openvswitch/db.sock'),
+    datapathType: z.enum(['system', 'netdev']).default('system'),
+    trunk: TrunkConfig.optional(),
+    source: IntentSource.default({ kind: 'kubernetes' }),
+    relay: RelayConfig.optional(),
+    stateDir: AbsolutePath.default('/var/lib/fabrik/agent-host'),
+    metricsAddress: ListenAddress.default(':9731'),
+    healthAddress: ListenAddress.default(':9732'),
+    /** The Unix socket of the CNI fast path (fabrik-ovs asks agent-host instead of OVSDB). */
+    cniSocket: AbsolutePath.optional(),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const bridges = c.secondaryNetwork.ovsBridges;
+    const issue = (path: (string | number)[], message: string) =>
+      ctx.addIssue({ code: 'custom', path, message });
+    const bridgeAt = new Map<string, number>();
+    const nicAt = new Map<string, string>();
+    bridges.forEach((b, i) => {
+      const first = bridgeAt.get(b.bridgeName);
+      if (first !== undefined) {
+        issue(
+          ['secondaryNetwork', 'ovsBridges', i, 'bridgeName'],
+          `"${b.bridgeName}" is also ovsBridges[${first}]`,
+        );
+      } else bridgeAt.set(b.bridgeName, i);
+      b.physicalInterfaces.forEach((entry, j) => {
+        const name = physicalInterfaceName(entry);
+        const path = ['secondaryNetwork', 'ovsBridges', i, 'physicalInterfaces', j];
+        const owner = nicAt.get(name);
+        if (owner !== undefined) issue(path, `"${name}" is already an uplink of ${owner}`);
+        else nicAt.set(name, `bridge ${b.bridgeName}`);
+      });
+    });
+    if (c.trunk) {
+      if (c.trunk.attach === 'ovs' && c.trunk.bridge === undefined) {
+        issue(['trunk', 'bridge'], 'is required with attach: ovs (the bridge the trunk is an uplink of)');
+      }
+      if (c.trunk.attach === 'ovs' && c.trunk.bridge !== undefined && !bridgeAt.has(c.trunk.bridge)) {
+        issue(
+          ['trunk', 'bridge'],
+          `must be one of secondaryNetwork.ovsBridges (no bridge "${c.trunk.bridge}")`,
+        );
+      }
+      if (c.trunk.attach === 'kernel' && c.trunk.bridge !== undefined) {
+        issue(['trunk', 'bridge'], 'is only for attach: ovs');
+      }
+      const owner = nicAt.get(c.trunk.hostInterface);
+      if (owner !== undefined && c.trunk.attach === 'kernel') {
+        issue(['trunk', 'hostInterface'], `is an uplink of ${owner}; use attach: ovs`);
+      }
+    }
+    if (c.relay && c.relay.intentFile === c.relay.statusFile) {
+      issue(['relay', 'statusFile'], 'must differ from relay.intentFile');
+    }
+    if (c.metricsAddress === c.healthAddress && !c.metricsAddress.endsWith(':0')) {
+      issue(['healthAddress'], 'must differ from metricsAddress');
+    }
+  });
+export type AgentHostConfig = z.infer<typeof AgentHostConfig>;
+/** What a config file may contain (defaults still optional). */
+export type AgentHostConfigInput = z.input<typeof AgentHostConfig>;
+
+/** Validates agent-host's config (parsed YAML) and applies defaults; errors name the field. */
+export function parseAgentHostConfig(input: unknown): ParseResult<AgentHostConfig> {
+  return parseWith(AgentHostConfig, () => 'AgentHostConfig', input);
+}

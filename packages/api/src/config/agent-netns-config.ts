@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { UnderlayNeighbor } from '../bgp.js';
+import { Asn, InterfaceName, NetnsName, VrfName } from '../primitives.js';
+import { parseWith, type ParseResult } from '../validation.js';
+import { AbsolutePath, IntentSource, ListenAddress, agentCommonFields } from './common.js';
+
+/** Where agent-netns reads its configuration. */
+export const AGENT_NETNS_CONFIG_PATH = '/etc/fabrik/agent-netns.yaml';
+
+/** The two ways agent-netns wires VRFs (the template sets of @fabrik/frr). */
+export const AGENT_NETNS_MODES = ['netns', 'vrf-ibgp'] as const;
+
+/** agent-netns's configuration file (YAML): the node's routing identity, its sources and its endpoints. */
+export const AgentNetnsConfig = z
+  .object({
+    ...agentCommonFields,
+    mode: z.enum(AGENT_NETNS_MODES).default('netns'),
+    asn: Asn,
+    routerId: z.ipv4(),
+    vtepIp: z.ipv4(),
+    hbrVrf: VrfName.default('hbr'),
+    trunk: InterfaceName.default('tr'),
+    underlay: z
+      .object({ neighbors: z.array(UnderlayNeighbor).max(64).default([]) })
+      .strict()
+      .default({ neighbors: [] }),
+    /** The namespace to manage; absent: the agent's own (as in the HBR container). */
+    netns: NetnsName.optional(),
+    frr: z
+      .object({
+        /** FRR's pathspace (`-N NAME`) when FRR runs per namespace; absent: the default instance. */
+        pathspace: NetnsName.optional(),
+        reloadTimeoutMs: z.number().int().min(1000).max(600_000).default(30_000),
+        vniWaitTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+      })
+      .strict()
+      .default({ reloadTimeoutMs: 30_000, vniWaitTimeoutMs: 10_000 }),
+    source: IntentSource,
+    /** With a file source: the netns section of NodeNetworkStatus, written atomically for agent-host. */
+    statusFile: AbsolutePath.optional(),
+    stateDir: AbsolutePath.default('/var/lib/fabrik/agent-netns'),
+    metricsAddress: ListenAddress.default(':9721'),
+    healthAddress: ListenAddress.default(':9722'),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.statusFile !== undefined && c.source.kind !== 'file') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['statusFile'],
+        message: 'is for a file source only (with kind kubernetes the agent writes NodeNetworkStatus itself)',
+      });
+    }
+    if (c.metricsAddress === c.healthAddress && !c.metricsAddress.endsWith(':0')) {
+      ctx.addIssue({ code: 'custom', path: ['healthAddress'], message: 'must differ from metricsAddress' });
+    }
+  });
+export type AgentNetnsConfig = z.infer<typeof AgentNetnsConfig>;
+/** What a config file may contain (defaults still optional). */
+export type AgentNetnsConfigInput = z.input<typeof AgentNetnsConfig>;
+
+/** Validates agent-netns's config (parsed YAML) and applies defaults; errors name the field. */
+export function parseAgentNetnsConfig(input: unknown): ParseResult<AgentNetnsConfig> {
+  return parseWith(AgentNetnsConfig, () => 'AgentNetnsConfig', input);
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { LabelKey, LabelValue, ObjectName } from '../kube/meta.js';
+
+// Fields both agents' config files share (the daemon skeleton in @fabrik/agent-runtime reads them).
+
+/** An absolute file or directory path. */
+export const AbsolutePath = z
+  .string()
+  .max(4096)
+  .regex(/^\/[^\0]*$/, 'must be an absolute path');
+
+/** `host:port` or `:port` (every address) to listen on; port 0 picks a free port. */
+export const ListenAddress = z
+  .string()
+  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]*):[0-9]{1,5}$/, 'must be host:port, [v6]:port or :port')
+  .refine((a) => Number(a.slice(a.lastIndexOf(':') + 1)) <= 65535, 'the port must be 0-65535');
+
+/** Where the agent reads its VRF and Layer2Network objects. */
+export const IntentSource = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('kubernetes'),
+      /** Absent: the in-cluster service account, else $KUBECONFIG, else ~/.kube/config. */
+      kubeconfig: AbsolutePath.optional(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('file'),
+      /** A multi-document YAML of VRF and Layer2Network objects in the CRD's shape; re-read on change. */
+      path: AbsolutePath,
+    })
+    .strict(),
+]);
+export type IntentSource = z.infer<typeof IntentSource>;
+
+/** A taint on the agent's Node that the agent removes once its node is ready. */
+export const StartupTaint = z
+  .object({
+    key: LabelKey,
+    value: LabelValue.optional(),
+    effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).default('NoSchedule'),
+  })
+  .strict();
+export type StartupTaint = z.infer<typeof StartupTaint>;
+
+/** Fields of both agents' configs, with the defaults that do not depend on the agent. */
+export const agentCommonFields = {
+  /** The Node this agent serves; absent in the file: the loader takes env NODE_NAME. */
+  nodeName: ObjectName.optional(),
+  /** Full reconcile every so many seconds, besides the one triggered by every change. */
+  resyncSeconds: z.number().int().min(10).max(86_400).default(300),
+  startupTaint: StartupTaint.optional(),
+};

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { withRules } from '../rules.js';
+
+// The parts of Kubernetes' object model that fabrik's kinds use, validated as the API server
+// validates them (apimachinery's validation of names, labels, selectors and conditions).
+
+const DNS_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const QUALIFIED_NAME = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+
+/** An object name: a DNS subdomain (RFC 1123) of at most 253 characters, as most kinds require. */
+export const ObjectName = z
+  .string()
+  .max(253)
+  .regex(
+    new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`),
+    'must be lower case letters, digits, "-" and ".", starting and ending with a letter or digit',
+  );
+
+/** A label key: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */
+export const LabelKey = z
+  .string()
+  .max(317)
+  .regex(
+    new RegExp(`^(${DNS_LABEL}(\\.${DNS_LABEL})*/)?${QUALIFIED_NAME}$`),
+    'must be a qualified name (an optional DNS prefix and "/", then A-Z a-z 0-9 - _ . starting and ending alphanumeric)',
+  )
+  .refine((k) => (k.split('/').pop() ?? '').length <= 63, 'the name part must be at most 63 characters');
+
+/** A label value: empty, or at most 63 characters of A-Z a-z 0-9 - _ . starting and ending alphanumeric. */
+export const LabelValue = z
+  .string()
+  .max(63)
+  .regex(
+    new RegExp(`^(${QUALIFIED_NAME})?$`),
+    'must be empty or A-Z a-z 0-9 - _ . starting and ending alphanumeric (at most 63)',
+  );
+
+/** An RFC 3339 time as the API server writes it (`2026-11-30T04:20:00Z`). */
+export const Timestamp = z.iso.datetime({ offset: true });
+
+/** `metadata` of an object, with the fields fabrik reads; the server's other fields are kept as they are. */
+export function objectMeta<N extends z.ZodType<string>>(name: N) {
+  return z.looseObject({
+    name,
+    labels: z.record(LabelKey, LabelValue).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
+    generation: z.number().int().min(0).optional(),
+    resourceVersion: z.string().optional(),
+    uid: z.string().optional(),
+    creationTimestamp: Timestamp.optional(),
+    deletionTimestamp: Timestamp.optional(),
+    finalizers: z.array(z.string()).optional(),
+  });
+}
+
+export const LABEL_SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
+export type LabelSelectorOperator = (typeof LABEL_SELECTOR_OPERATORS)[number];
+
+/** One `matchExpressions` entry: In/NotIn need values, Exists/DoesNotExist take none. */
+export const LabelSelectorRequirement = withRules(
+  z
+    .object({
+      key: LabelKey,
+      operator: z.enum(LABEL_SELECTOR_OPERATORS),
+      values: z.array(LabelValue).optional(),
+    })
+    .strict(),
+  [
+    {
+      message: 'must be non-empty when operator is In or NotIn',
+      field: ['values'],
+      holds: (r) => !(r.operator === 'In' || r.operator === 'NotIn') || (r.values ?? []).length > 0,
+      cel: "!(self.operator in ['In', 'NotIn']) || (has(self.values) && size(self.values) > 0)",
+    },
+    {
+      message: 'must be empty when operator is Exists or DoesNotExist',
+      field: ['values'],
+      holds: (r) =>
+        !(r.operator === 'Exists' || r.operator === 'DoesNotExist') || (r.values ?? []).length === 0,
+      cel: "!(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0",
+    },
+  ],
+);
+export type LabelSelectorRequirement = z.infer<typeof LabelSelectorRequirement>;
+
+/**
+ * A label selector (metav1.LabelSelector): every matchLabels pair and every matchExpressions
+ * requirement must hold; an empty selector selects everything.
+ */
+export const LabelSelector = z
+  .object({
+    matchLabels: z.record(LabelKey, LabelValue).optional(),
+    matchExpressions: z.array(LabelSelectorRequirement).max(64).optional(),
+  })
+  .strict();
+export type LabelSelector = z.infer<typeof LabelSelector>;
+
+/** One condition (metav1.Condition), as apimachinery validates it. */
+export const Condition = z
+  .object({
+    type: z
+      .string()
+      .max(316)
+      .regex(
+        new RegExp(`^(${DNS_LABEL}(\\.${DNS_LABEL})*/)?${QUALIFIED_NAME}$`),
+        'must be a CamelCase or qualified name (FabrikNetnsReady)',
+      ),
+    status: z.enum(['True', 'False', 'Unknown']),
+    observedGeneration: z.number().int().min(0).optional(),
+    lastTransitionTime: Timestamp,
+    reason: z
+      .string()
+      .min(1)
+      .max(1024)
+      .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/, 'must be CamelCase (letters, digits, _ , :)'),
+    message: z.string().max(32768),
+  })
+  .strict();
+export type Condition = z.infer<typeof Condition>;
+
+/** A list of conditions, at most one per type (a list-map keyed by `type`, as in Kubernetes). */
+export const Conditions = z
+  .array(Condition)
+  .max(32)
+  .refine(
+    (list) => new Set(list.map((c) => c.type)).size === list.length,
+    'each condition type may appear once',
+  )
+  .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });

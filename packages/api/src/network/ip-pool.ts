@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { InterfaceName, IpAddress, VlanId, Cidr } from '../primitives.js';
+import { ObjectName, objectMeta } from '../kube/meta.js';
+import { withRules } from '../rules.js';
+import { parseWith, type ParseResult } from '../validation.js';
+import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
+import { ipFamily, ipToBigInt, maxPrefixLength, networkContains, prefixLength } from './ip.js';
+import { objectNameOf } from './vrf.js';
+
+// Antrea's IPPool (crd.antrea.io/v1beta1) field for field, so its users feel at home.
+
+/** Addresses to allocate from: a CIDR, or an inclusive start-end range. */
+export const IpRange = withRules(
+  z
+    .object({
+      cidr: Cidr.optional().describe(
+        'Every address of this network (without its network and broadcast address).',
+      ),
+      start: IpAddress.optional().describe('First address of the range.'),
+      end: IpAddress.optional().describe('Last address of the range (inclusive).'),
+    })
+    .strict(),
+  [
+    {
+      message: 'give either cidr or both start and end',
+      holds: (r) =>
+        r.cidr !== undefined
+          ? r.start === undefined && r.end === undefined
+          : r.start !== undefined && r.end !== undefined,
+      cel: 'has(self.cidr) ? !has(self.start) && !has(self.end) : has(self.start) && has(self.end)',
+    },
+    {
+      message: 'must be of the same address family as start',
+      field: ['end'],
+      holds: (r) => r.start === undefined || r.end === undefined || ipFamily(r.start) === ipFamily(r.end),
+      cel: "!has(self.start) || !has(self.end) || self.start.contains(':') == self.end.contains(':')",
+    },
+    {
+      // CEL has no ordering of addresses: the API server does not check this one (see docs/api.md).
+      message: 'must not be before start',
+      field: ['end'],
+      holds: (r) =>
+        r.start === undefined ||
+        r.end === undefined ||
+        ipFamily(r.start) !== ipFamily(r.end) ||
+        ipToBigInt(r.start) <= ipToBigInt(r.end),
+    },
+  ],
+);
+export type IpRange = z.infer<typeof IpRange>;
+
+/** The subnet the addresses live in: what a Pod's interface is configured with. */
+export const SubnetInfo = withRules(
+  z
+    .object({
+      gateway: IpAddress.describe('The default gateway of the subnet; never allocated.'),
+      prefixLength: z.number().int().min(1).max(128).describe('The prefix length of the subnet.'),
+      vlan: VlanId.optional().describe('The VLAN of the subnet, used by fabrik-ovs when the NAD sets none.'),
+    })
+    .strict(),
+  [
+    {
+      message: 'must be at most 32 for an IPv4 gateway',
+      field: ['prefixLength'],
+      holds: (s) => s.prefixLength <= maxPrefixLength(s.gateway),
+      cel: "self.gateway.contains(':') || self.prefixLength <= 32",
+    },
+    {
+      // A transition rule: only the API server sees the old object.
+      message: 'is immutable (addresses are allocated from it)',
+      cel: 'self == oldSelf',
+    },
+  ],
+);
+export type SubnetInfo = z.infer<typeof SubnetInfo>;
+
+/** An IP pool: ranges of one address family inside one subnet. */
+export const IpPoolSpec = withRules(
+  z
+    .object({
+      ipRanges: z.array(IpRange).min(1).max(64).describe('Where addresses come from (one address family).'),
+      subnetInfo: SubnetInfo,
+    })
+    .strict(),
+  [
+    {
+      message: 'every range must lie inside the subnet of subnetInfo (gateway/prefixLength)',
+      field: ['ipRanges'],
+      holds: (s) => {
+        const inSubnet = (a: string) => networkContains(s.subnetInfo.gateway, s.subnetInfo.prefixLength, a);
+        return s.ipRanges.every((r) =>
+          r.cidr !== undefined
+            ? inSubnet(r.cidr.split('/')[0] ?? '') && prefixLength(r.cidr) >= s.subnetInfo.prefixLength
+            : (r.start === undefined || inSubnet(r.start)) && (r.end === undefined || inSubnet(r.end)),
+        );
+      },
+      cel: "self.ipRanges.all(r, has(r.cidr) ? cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsCIDR(r.cidr) : (!has(r.start) || cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsIP(r.start)) && (!has(r.end) || cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsIP(r.end)))",
+    },
+  ],
+);
+export type IpPoolSpec = z.infer<typeof IpPoolSpec>;
+
+/** The Pod an address is allocated to (CNI_ARGS K8S_POD_NAME / K8S_POD_NAMESPACE, CNI_CONTAINERID, CNI_IFNAME). */
+export const PodOwner = z
+  .object({
+    name: z.string().min(1).max(253),
+    namespace: z.string().min(1).max(63),
+    containerID: z.string().min(1).max(256),
+    ifName: InterfaceName,
+  })
+  .strict();
+export type PodOwner = z.infer<typeof PodOwner>;
+
+/** One address of the pool in use. */
+export const IpAddressState = z
+  .object({
+    ipAddress: IpAddress,
+    phase: z.enum(['Allocated', 'Reserved']),
+    owner: z.object({ pod: PodOwner.optional() }).strict(),
+  })
+  .strict();
+export type IpAddressState = z.infer<typeof IpAddressState>;
+
+/** Written by fabrik-ipam only, with the object's resourceVersion (409 on a concurrent write). */
+export const IpPoolStatus = z
+  .object({
+    ipAddresses: z
+      .array(IpAddressState)
+      .refine((l) => new Set(l.map((a) => a.ipAddress)).size === l.length, 'each ipAddress may appear once')
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['ipAddress'] })
+      .optional(),
+    usage: z
+      .object({
+        total: z.number().int().min(0).describe('Addresses the pool can allocate.'),
+        used: z.number().int().min(0).describe('Addresses allocated or reserved.'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type IpPoolStatus = z.infer<typeof IpPoolStatus>;
+
+/** A whole IPPool object as the API server stores it. */
+export const IpPool = z.object({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.literal('IPPool'),
+  metadata: objectMeta(ObjectName),
+  spec: IpPoolSpec,
+  status: IpPoolStatus.optional(),
+});
+export type IpPool = z.infer<typeof IpPool>;
+
+export const IP_POOL_RESOURCE: ResourceKind = {
+  group: GROUP,
+  version: VERSION,
+  kind: 'IPPool',
+  listKind: 'IPPoolList',
+  plural: 'ippools',
+  singular: 'ippool',
+  shortNames: ['ipp'],
+  categories: ['fabrik'],
+  scope: 'Cluster',
+  schema: IpPool,
+  statusSubresource: true,
+  description: 'Addresses for Pod secondary interfaces, allocated cluster-wide by fabrik-ipam.',
+  printerColumns: [
+    { name: 'Gateway', type: 'string', jsonPath: '.spec.subnetInfo.gateway' },
+    { name: 'VLAN', type: 'integer', jsonPath: '.spec.subnetInfo.vlan' },
+    { name: 'Total', type: 'integer', jsonPath: '.status.usage.total' },
+    { name: 'Used', type: 'integer', jsonPath: '.status.usage.used' },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+};
+
+/** Validates an IPPool object and applies defaults; errors name the field (`spec.ipRanges[0].cidr`). */
+export function parseIpPool(input: unknown): ParseResult<IpPool> {
+  return parseWith(IpPool, (i) => `IPPool ${objectNameOf(i)}`, input);
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { API_VERSION } from './group.js';
+import { parseIpPool } from './ip-pool.js';
+import { parseLayer2Network } from './layer2-network.js';
+import { nodeNetworkStatusSectionPatch, parseNodeNetworkStatus } from './node-network-status.js';
+import { parseVrf } from './vrf.js';
+
+const l2 = (spec: object) => ({
+  apiVersion: API_VERSION,
+  kind: 'Layer2Network',
+  metadata: { name: 'web' },
+  spec,
+});
+
+describe('network kinds', () => {
+  it('parses a Layer2Network with defaults applied', () => {
+    const r = parseLayer2Network(l2({ vni: 2100, vlan: 100, vrf: 'red' }));
+    expect(r.ok && r.value.spec).toEqual({
+      vni: 2100,
+      vlan: 100,
+      vrf: 'red',
+      mtu: 1500,
+      neighSuppression: true,
+    });
+  });
+  it('names the field of an invalid object', () => {
+    const r = parseLayer2Network(l2({ vni: 2100, vlan: 4095 }));
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.error.issues.map((i) => i.path)).toEqual(['spec.vlan']);
+    expect(!r.ok && r.error.message).toMatch(/^invalid Layer2Network web: spec\.vlan: /);
+  });
+  it('checks rules across fields of one object', () => {
+    const vrf = parseVrf({
+      apiVersion: API_VERSION,
+      kind: 'VRF',
+      metadata: { name: 'red' },
+      spec: { vni: 1001, importVrfs: ['red'], import: [{ cidr: '10.0.0.0/16', le: 8 }] },
+    });
+    expect(!vrf.ok && vrf.error.issues.map((i) => i.path).sort()).toEqual([
+      'spec.importVrfs',
+      'spec.import[0].le',
+    ]);
+    const pool = parseIpPool({
+      apiVersion: API_VERSION,
+      kind: 'IPPool',
+      metadata: { name: 'p' },
+      spec: { ipRanges: [{ cidr: '10.2.0.0/24' }], subnetInfo: { gateway: '10.1.0.1', prefixLength: 24 } },
+    });
+    expect(!pool.ok && pool.error.issues.map((i) => i.path)).toEqual(['spec.ipRanges']);
+  });
+  it('patches one NodeNetworkStatus section and drops the keys the agent no longer reports', () => {
+    const current = {
+      configStatus: 'provisioned' as const,
+      appliedGenerations: { vrfs: { red: 1, blue: 2 } },
+      lastUpdate: '2026-11-30T04:00:00Z',
+    };
+    const next = {
+      configStatus: 'provisioned' as const,
+      appliedGenerations: { vrfs: { red: 2 } },
+      lastUpdate: '2026-11-30T04:01:00Z',
+    };
+    const patch = nodeNetworkStatusSectionPatch('netns', next, current, '42');
+    expect(patch).toEqual({
+      metadata: { resourceVersion: '42' },
+      status: {
+        netns: { appliedGenerations: { vrfs: { red: 2, blue: null } }, lastUpdate: '2026-11-30T04:01:00Z' },
+      },
+    });
+    expect(
+      parseNodeNetworkStatus({
+        apiVersion: API_VERSION,
+        kind: 'NodeNetworkStatus',
+        metadata: { name: 'n1' },
+        status: { netns: next },
+      }).ok,
+    ).toBe(true);
+  });
+});

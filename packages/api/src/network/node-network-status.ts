@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { Conditions, ObjectName, Timestamp, objectMeta } from '../kube/meta.js';
+import { parseWith, type ParseResult } from '../validation.js';
+import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
+import { objectNameOf } from './vrf.js';
+
+/**
+ * Where a node's configuration stands, per agent:
+ * - `provisioning`: an apply is under way (or the agent has not applied anything yet);
+ * - `provisioned`: the desired state is applied and converged;
+ * - `invalid`: the last apply failed and the last good configuration was restored (errorMessage);
+ * - `degraded`: applied, but some objects were skipped (objectErrors) or a backend is not converged.
+ */
+export const CONFIG_STATUSES = ['provisioning', 'provisioned', 'invalid', 'degraded'] as const;
+export type ConfigStatus = (typeof CONFIG_STATUSES)[number];
+
+/** The sections of NodeNetworkStatus's status: one per agent, each written only by its agent. */
+export const NODE_NETWORK_STATUS_SECTIONS = ['netns', 'host'] as const;
+export type NodeNetworkStatusSectionName = (typeof NODE_NETWORK_STATUS_SECTIONS)[number];
+
+/** An object the agent skipped, and why (names the field when one field is at fault). */
+export const ObjectError = z
+  .object({
+    kind: z.enum(['VRF', 'Layer2Network']),
+    name: z.string().min(1).max(253),
+    field: z.string().max(256).optional().describe('The offending field (spec.vni).'),
+    message: z.string().max(4096),
+  })
+  .strict();
+export type ObjectError = z.infer<typeof ObjectError>;
+
+/** `generation` of each applied object, by object name. */
+const Generations = z.record(ObjectName, z.number().int().min(0));
+
+/** One agent's report about its node. */
+export const NodeNetworkStatusSection = z
+  .object({
+    configStatus: z.enum(CONFIG_STATUSES),
+    appliedGenerations: z
+      .object({
+        vrfs: Generations.optional(),
+        layer2Networks: Generations.optional(),
+      })
+      .strict()
+      .optional()
+      .describe('The generation of each VRF and Layer2Network whose spec is applied on this node.'),
+    errorMessage: z
+      .string()
+      .max(32768)
+      .optional()
+      .describe('Why the last apply failed, naming object and field.'),
+    objectErrors: z
+      .array(ObjectError)
+      .max(1024)
+      .optional()
+      .describe('Objects skipped as invalid or conflicting.'),
+    frr: z
+      .object({
+        bgpSessionsUp: z.number().int().min(0),
+        bgpSessionsTotal: z.number().int().min(0),
+        vnis: z.number().int().min(0).describe('VNIs zebra knows (L2 and L3).'),
+      })
+      .strict()
+      .optional()
+      .describe('Summary of FRR (agent-netns only).'),
+    ownedObjects: z
+      .record(z.string().regex(/^[a-z][A-Za-z0-9]*$/, 'must be a camelCase kind'), z.number().int().min(0))
+      .optional()
+      .describe(
+        'Objects the agent created and owns, counted by kind (vrf, bridge, vxlan, vlan, ovsBridge, ovsPort).',
+      ),
+    lastUpdate: Timestamp.describe('When the agent last wrote this section.'),
+    conditions: Conditions.optional(),
+  })
+  .strict();
+export type NodeNetworkStatusSection = z.infer<typeof NodeNetworkStatusSection>;
+
+/** One section per agent: a patch of one never carries the other. */
+export const NodeNetworkStatusStatus = z
+  .object({
+    netns: NodeNetworkStatusSection.optional().describe('Written by agent-netns (relayed by agent-host).'),
+    host: NodeNetworkStatusSection.optional().describe('Written by agent-host.'),
+  })
+  .strict();
+export type NodeNetworkStatusStatus = z.infer<typeof NodeNetworkStatusStatus>;
+
+/** A whole NodeNetworkStatus object: one per Node, with the Node's name, no spec. */
+export const NodeNetworkStatus = z.object({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.literal('NodeNetworkStatus'),
+  metadata: objectMeta(ObjectName),
+  status: NodeNetworkStatusStatus.optional(),
+});
+export type NodeNetworkStatus = z.infer<typeof NodeNetworkStatus>;
+
+export const NODE_NETWORK_STATUS_RESOURCE: ResourceKind = {
+  group: GROUP,
+  version: VERSION,
+  kind: 'NodeNetworkStatus',
+  listKind: 'NodeNetworkStatusList',
+  plural: 'nodenetworkstatuses',
+  singular: 'nodenetworkstatus',
+  shortNames: ['nns'],
+  categories: ['fabrik'],
+  scope: 'Cluster',
+  schema: NodeNetworkStatus,
+  statusSubresource: true,
+  description: "What fabrik's agents applied on one node (the object has the Node's name).",
+  printerColumns: [
+    { name: 'Netns', type: 'string', jsonPath: '.status.netns.configStatus' },
+    { name: 'Host', type: 'string', jsonPath: '.status.host.configStatus' },
+    { name: 'Netns-Updated', type: 'date', jsonPath: '.status.netns.lastUpdate' },
+    { name: 'Host-Updated', type: 'date', jsonPath: '.status.host.lastUpdate' },
+    { name: 'Error', type: 'string', jsonPath: '.status.netns.errorMessage', priority: 1 },
+  ],
+};
+
+/** Validates a NodeNetworkStatus object; errors name the field (`status.netns.configStatus`). */
+export function parseNodeNetworkStatus(input: unknown): ParseResult<NodeNetworkStatus> {
+  return parseWith(NodeNetworkStatus, (i) => `NodeNetworkStatus ${objectNameOf(i)}`, input);
+}
+
+/** Validates one section (agent-netns's status file has this shape); errors name the field. */
+export function parseNodeNetworkStatusSection(input: unknown): ParseResult<NodeNetworkStatusSection> {
+  return parseWith(NodeNetworkStatusSection, () => 'NodeNetworkStatus section', input);
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * The JSON merge patch (RFC 7386) for the status subresource that makes `status.<section>` equal
+ * to `next` and leaves the other section as it is. `current` is the section as last read: keys it
+ * has and `next` lacks are sent as null (a merge patch cannot drop keys otherwise). Send it with
+ * `metadata.resourceVersion` of that read (`resourceVersion`), so a stale read gets a 409 and the
+ * writer reads again instead of leaving stale keys behind.
+ */
+export function nodeNetworkStatusSectionPatch(
+  section: NodeNetworkStatusSectionName,
+  next: NodeNetworkStatusSection,
+  current: NodeNetworkStatusSection | undefined,
+  resourceVersion?: string,
+): { metadata?: { resourceVersion: string }; status: Record<string, Json> } {
+  const value = mergePatch(current as Json | undefined, next as unknown as Json);
+  return {
+    ...(resourceVersion !== undefined ? { metadata: { resourceVersion } } : {}),
+    status: { [section]: value },
+  };
+}
+
+/** The merge patch that turns `from` into `to` (objects merged key by key, everything else replaced). */
+function mergePatch(from: Json | undefined, to: Json): Json {
+  if (!isObject(to) || !isObject(from)) return to;
+  const patch: { [key: string]: Json } = {};
+  for (const key of Object.keys(from)) if (to[key] === undefined) patch[key] = null;
+  for (const [key, value] of Object.entries(to)) {
+    if (value === undefined) continue;
+    const old = from[key];
+    if (JSON.stringify(old) !== JSON.stringify(value)) patch[key] = mergePatch(old, value);
+  }
+  return patch;
+}
+
+function isObject(v: Json | undefined): v is { [key: string]: Json } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,52 @@
+import type { z } from 'zod';
+
+/** `spec.ipRanges[0].cidr`: how every fabrik error message names a field. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else out += out ? `.${String(p)}` : String(p);
+  }
+  return out || '(root)';
+}
+
+/** One problem of an invalid object: where (`spec.vlan`) and what. */
+export interface FieldIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * An object or config file failed validation. `issues` names the path of every problem; the
+ * message lists them as `spec.vlan: Too big: expected number to be <=4094`. Input values are never
+ * echoed (a config file may hold a BGP password or a token).
+ */
+export class ApiValidationError extends Error {
+  readonly code = 'API_VALIDATION_FAILED' as const;
+  constructor(
+    /** What was validated: a kind (`Layer2Network red-web`) or a file (`AgentNetnsConfig`). */
+    readonly subject: string,
+    readonly issues: readonly FieldIssue[],
+  ) {
+    super(`invalid ${subject}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+    this.name = 'ApiValidationError';
+  }
+}
+
+export const isApiValidationError = (e: unknown): e is ApiValidationError => e instanceof ApiValidationError;
+
+/** The outcome of a `parse<Kind>` call: the typed, defaulted object, or the error naming the fields. */
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: ApiValidationError };
+
+/** Runs `schema` over `input`; `subject` says what was validated, for the error message. */
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  subject: (input: unknown) => string,
+  input: unknown,
+): ParseResult<z.output<S>> {
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  // The zod error is not kept: some of its issues carry the rejected input value.
+  const issues = result.error.issues.map((i) => ({ path: fieldPath(i.path), message: i.message }));
+  return { ok: false, error: new ApiValidationError(subject(input), issues) };
+}
