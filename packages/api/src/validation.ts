@@ -47,6 +47,13 @@ export function parseWith<S extends z.ZodType>(
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
   // The zod error is not kept: some of its issues carry the rejected input value.
-  const issues = result.error.issues.map((i) => ({ path: fieldPath(i.path), message: i.message }));
+  // An unknown key is reported at the key itself (`spec.vnii: unknown field`), as kubectl does.
+  const issues = result.error.issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((k) => ({ path: fieldPath([...i.path, k]), message: 'unknown field' }))
+      : i.code === 'invalid_key'
+        ? [{ path: fieldPath(i.path), message: `invalid key: ${i.issues[0]?.message ?? i.message}` }]
+        : [{ path: fieldPath(i.path), message: i.message }],
+  );
   return { ok: false, error: new ApiValidationError(subject(input), issues) };
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { InterfaceName, IpAddress, VlanId, Cidr } from '../primitives.js';
+import { InterfaceName, IpAddress, VlanId } from '../primitives.js';
 import { ObjectName, objectMeta } from '../kube/meta.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
-import { ipFamily, ipToBigInt, maxPrefixLength, networkContains, prefixLength } from './ip.js';
+import { NetworkCidr, ipFamily, ipToBigInt, maxPrefixLength, networkContains, prefixLength } from './ip.js';
 import { objectNameOf } from './vrf.js';
 
 // Antrea's IPPool (crd.antrea.io/v1beta1) field for field, so its users feel at home.
@@ -13,7 +13,7 @@ import { objectNameOf } from './vrf.js';
 export const IpRange = withRules(
   z
     .object({
-      cidr: Cidr.optional().describe(
+      cidr: NetworkCidr.optional().describe(
         'Every address of this network (without its network and broadcast address).',
       ),
       start: IpAddress.optional().describe('First address of the range.'),
@@ -87,14 +87,25 @@ export const IpPoolSpec = withRules(
       message: 'every range must lie inside the subnet of subnetInfo (gateway/prefixLength)',
       field: ['ipRanges'],
       holds: (s) => {
-        const inSubnet = (a: string) => networkContains(s.subnetInfo.gateway, s.subnetInfo.prefixLength, a);
-        return s.ipRanges.every((r) =>
-          r.cidr !== undefined
-            ? inSubnet(r.cidr.split('/')[0] ?? '') && prefixLength(r.cidr) >= s.subnetInfo.prefixLength
-            : (r.start === undefined || inSubnet(r.start)) && (r.end === undefined || inSubnet(r.end)),
-        );
+        const { gateway, prefixLength: length } = s.subnetInfo;
+        // A prefix length too long for the family is reported on its own field.
+        if (length > maxPrefixLength(gateway)) return true;
+        const inSubnet = (a: string) => networkContains(gateway, length, a);
+        return s.ipRanges.every((r) => {
+          if (r.cidr !== undefined)
+            return inSubnet(r.cidr.split('/')[0] ?? '') && prefixLength(r.cidr) >= length;
+          if (r.start === undefined || r.end === undefined) return true;
+          return ipFamily(r.start) !== ipFamily(r.end) || (inSubnet(r.start) && inSubnet(r.end));
+        });
       },
-      cel: "self.ipRanges.all(r, has(r.cidr) ? cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsCIDR(r.cidr) : (!has(r.start) || cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsIP(r.start)) && (!has(r.end) || cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsIP(r.end)))",
+      cel: [
+        "(self.subnetInfo.gateway.contains(':') ? 128 : 32) < self.subnetInfo.prefixLength ||",
+        'self.ipRanges.all(r, has(r.cidr)',
+        "? cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsCIDR(r.cidr)",
+        ": !has(r.start) || !has(r.end) || r.start.contains(':') != r.end.contains(':')",
+        "|| (cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsIP(r.start)",
+        "&& cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsIP(r.end)))",
+      ].join(' '),
     },
   ],
 );

@@ -1,3 +1,6 @@
+import { Cidr } from '../primitives.js';
+import { withRules } from '../rules.js';
+
 // Address arithmetic for the rules of the network kinds (zod side; the CRDs say the same in CEL).
 // Inputs are already validated addresses and CIDRs.
 
@@ -36,3 +39,14 @@ export function networkContains(base: string, length: number, address: string): 
   const hostBits = bits - BigInt(length);
   return ipToBigInt(base) >> hostBits === ipToBigInt(address) >> hostBits;
 }
+
+/**
+ * A network CIDR in a fabrik object. zod's {@link Cidr} already refuses host bits; the CEL rule
+ * says the same to the API server (a JSON schema pattern cannot).
+ */
+export const NetworkCidr = withRules(Cidr, [
+  {
+    message: 'has host bits set (use the network address)',
+    cel: 'cidr(self).ip() == cidr(self).masked().ip()',
+  },
+]);

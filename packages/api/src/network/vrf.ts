@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { RouteTarget } from '../bgp.js';
 import { Conditions, LabelSelector, objectMeta } from '../kube/meta.js';
-import { Cidr, IpAddress } from '../primitives.js';
+import { IpAddress } from '../primitives.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
-import { ipFamily, maxPrefixLength, prefixLength } from './ip.js';
+import { NetworkCidr, ipFamily, maxPrefixLength, prefixLength } from './ip.js';
 
 /**
  * The name of a VRF object, which is also the name of the VRF device on every node: a DNS label
@@ -25,7 +25,7 @@ export const VrfObjectName = z
 export const VrfPrefixRule = withRules(
   z
     .object({
-      cidr: Cidr.describe('The prefix to match (IPv4 or IPv6, no host bits).'),
+      cidr: NetworkCidr.describe('The prefix to match (IPv4 or IPv6, no host bits).'),
       ge: z
         .number()
         .int()
@@ -101,7 +101,7 @@ const PrefixList = withRules(z.array(VrfPrefixRule).max(256), [
 export const VrfStaticRoute = withRules(
   z
     .object({
-      prefix: Cidr.describe('The destination.'),
+      prefix: NetworkCidr.describe('The destination.'),
       nextHop: IpAddress.describe('The gateway, of the same address family as prefix.'),
     })
     .strict(),
@@ -136,7 +136,7 @@ export const VrfSpec = z
     import: PrefixList.optional().describe('Which leaked routes this VRF accepts; empty or absent: all.'),
     export: PrefixList.optional().describe('Which routes this VRF advertises to EVPN; empty or absent: all.'),
     aggregates: z
-      .array(Cidr)
+      .array(NetworkCidr)
       .max(256)
       .refine((l) => new Set(l).size === l.length, 'each aggregate may appear once')
       .meta({ 'x-kubernetes-list-type': 'set' })
