@@ -45,6 +45,8 @@ const cel = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregat
   // Kubernetes' ip() returns an IP, compared here with == only: the address as a number does the same.
   .registerFunction('net.CIDR.ip(): string', (c: CelCidr) => `${c.bits}:${c.value}`);
 
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, validateFormats: false });
 
 /** One reason the API server would refuse the object: `spec.vlan: must be <= 4094`. */
@@ -61,10 +63,17 @@ export function admissionErrors(schema: JsonSchema, object: unknown, old?: unkno
   const value = structuredClone(object);
   const validate = ajv.compile(schema);
   if (!validate(value)) return (validate.errors ?? []).map(ajvError);
-  // metadata is the API server's own (its schema in a CRD only narrows the name).
-  const { metadata: _metadata, ...rest } = value as Record<string, unknown>;
+  // metadata is the API server's own: it checks the name (a DNS subdomain for every custom
+  // resource); the CRD's schema may only narrow it.
+  const { metadata, ...rest } = value as { metadata?: { name?: unknown } };
+  const name = metadata?.name;
+  if (typeof name !== 'string' || name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
+    return [{ path: 'metadata.name', message: 'must be a lowercase RFC 1123 subdomain' }];
+  }
   const unknown = unknownFields(schema, rest, '');
   if (unknown.length > 0) return unknown;
+  const duplicates = listTypeErrors(schema, value, '');
+  if (duplicates.length > 0) return duplicates;
   return celErrors(schema, value, old, '');
 }
 
@@ -99,6 +108,37 @@ function unknownFields(schema: JsonSchema, value: unknown, path: string): Admiss
   });
 }
 
+/** Duplicates in `x-kubernetes-list-type: set` lists and duplicate keys in `map` lists. */
+function listTypeErrors(schema: JsonSchema, value: unknown, path: string): AdmissionError[] {
+  const errors: AdmissionError[] = [];
+  if (Array.isArray(value)) {
+    const listType = schema['x-kubernetes-list-type'];
+    const keys = (schema['x-kubernetes-list-map-keys'] as string[] | undefined) ?? [];
+    const identity = (item: unknown) =>
+      listType === 'map'
+        ? JSON.stringify(keys.map((k) => (item as Record<string, unknown>)[k]))
+        : JSON.stringify(item);
+    if (listType === 'set' || listType === 'map') {
+      const seen = new Set<string>();
+      value.forEach((item, i) => {
+        const id = identity(item);
+        if (seen.has(id)) errors.push({ path: join(path, i), message: 'Duplicate value' });
+        seen.add(id);
+      });
+    }
+    const items = schema.items as JsonSchema | undefined;
+    if (items) value.forEach((v, i) => errors.push(...listTypeErrors(items, v, join(path, i))));
+  } else if (typeof value === 'object' && value !== null) {
+    const properties = schema.properties as Record<string, JsonSchema> | undefined;
+    const additional = schema.additionalProperties as JsonSchema | undefined;
+    for (const [k, v] of Object.entries(value)) {
+      const child = properties?.[k] ?? additional;
+      if (child) errors.push(...listTypeErrors(child, v, join(path, k)));
+    }
+  }
+  return errors;
+}
+
 function celErrors(schema: JsonSchema, value: unknown, old: unknown, path: string): AdmissionError[] {
   if (value === undefined) return [];
   const errors: AdmissionError[] = [];
@@ -109,9 +149,16 @@ function celErrors(schema: JsonSchema, value: unknown, old: unknown, path: strin
   }[]) ?? []) {
     const transition = rule.rule.includes('oldSelf');
     if (transition && old === undefined) continue;
-    if (cel.evaluate(rule.rule, transition ? { self: value, oldSelf: old } : { self: value }) !== true) {
-      errors.push({ path: (path + (rule.fieldPath ?? '')).replace(/^\./, ''), message: rule.message });
+    const at = (path + (rule.fieldPath ?? '')).replace(/^\./, '');
+    let holds: unknown;
+    try {
+      holds = cel.evaluate(rule.rule, transition ? { self: value, oldSelf: old } : { self: value });
+    } catch (e) {
+      // The API server refuses an object whose rule cannot be evaluated, too.
+      errors.push({ path: at, message: `rule evaluation failed: ${(e as Error).message}` });
+      continue;
     }
+    if (holds !== true) errors.push({ path: at, message: rule.message });
   }
   if (Array.isArray(value)) {
     const items = schema.items as JsonSchema | undefined;

@@ -87,6 +87,20 @@ function convert(node: JsonSchema, path: string): JsonSchema {
   const junctor = 'anyOf' in node ? 'anyOf' : 'oneOf' in node ? 'oneOf' : undefined;
   if (junctor !== undefined) return convertUnion(node, junctor, path);
   if ('allOf' in node) throw new StructuralSchemaError(path, 'allOf (z.intersection) is not supported');
+  if (Array.isArray(node.type)) {
+    // z.union of plain primitives: `type: [string, boolean]`, nullable as `[..., null]`.
+    const types = (node.type as string[]).filter((t) => t !== 'null');
+    if (types.length !== 1) {
+      throw new StructuralSchemaError(
+        path,
+        `a union of different types (${types.join(', ')}) cannot be structural`,
+      );
+    }
+    return {
+      ...convert({ ...node, type: types[0] }, path),
+      ...(types.length < node.type.length ? { nullable: true } : {}),
+    };
+  }
   const type = node.type;
   if (type === undefined) {
     if (Object.keys(node).every((k) => isAnnotation(k) || IGNORED.includes(k as never))) {

@@ -6,6 +6,8 @@ import { withRules } from '../rules.js';
 
 const DNS_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const QUALIFIED_NAME = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+/** A qualified name of at most 63 characters (label keys' name part, label values). */
+const QUALIFIED_NAME_63 = '([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]';
 
 /** An object name: a DNS subdomain (RFC 1123) of at most 253 characters, as most kinds require. */
 export const ObjectName = z
@@ -21,10 +23,9 @@ export const LabelKey = z
   .string()
   .max(317)
   .regex(
-    new RegExp(`^(${DNS_LABEL}(\\.${DNS_LABEL})*/)?${QUALIFIED_NAME}$`),
-    'must be a qualified name (an optional DNS prefix and "/", then A-Z a-z 0-9 - _ . starting and ending alphanumeric)',
-  )
-  .refine((k) => (k.split('/').pop() ?? '').length <= 63, 'the name part must be at most 63 characters');
+    new RegExp(`^(${DNS_LABEL}(\\.${DNS_LABEL})*/)?${QUALIFIED_NAME_63}$`),
+    'must be a qualified name: an optional DNS prefix and "/", then at most 63 of A-Z a-z 0-9 - _ . starting and ending alphanumeric',
+  );
 
 /** A label value: empty, or at most 63 characters of A-Z a-z 0-9 - _ . starting and ending alphanumeric. */
 export const LabelValue = z

@@ -152,7 +152,7 @@ export const IpPoolStatus = z
 export type IpPoolStatus = z.infer<typeof IpPoolStatus>;
 
 /** A whole IPPool object as the API server stores it. */
-export const IpPool = z.object({
+export const IpPool = z.strictObject({
   apiVersion: z.literal(API_VERSION),
   kind: z.literal('IPPool'),
   metadata: objectMeta(ObjectName),

@@ -60,7 +60,7 @@ export const Layer2NetworkStatus = z.object({ conditions: Conditions.optional() 
 export type Layer2NetworkStatus = z.infer<typeof Layer2NetworkStatus>;
 
 /** A whole Layer2Network object as the API server stores it. */
-export const Layer2Network = z.object({
+export const Layer2Network = z.strictObject({
   apiVersion: z.literal(API_VERSION),
   kind: z.literal('Layer2Network'),
   metadata: objectMeta(ObjectName),

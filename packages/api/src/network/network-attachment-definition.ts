@@ -44,7 +44,7 @@ export const NetworkAttachmentDefinitionSpec = withRules(
 );
 export type NetworkAttachmentDefinitionSpec = z.infer<typeof NetworkAttachmentDefinitionSpec>;
 
-export const NetworkAttachmentDefinition = z.object({
+export const NetworkAttachmentDefinition = z.strictObject({
   apiVersion: z.literal(`${NAD_GROUP}/${NAD_VERSION}`),
   kind: z.literal('NetworkAttachmentDefinition'),
   metadata: objectMeta(ObjectName),

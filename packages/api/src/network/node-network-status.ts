@@ -85,7 +85,7 @@ export const NodeNetworkStatusStatus = z
 export type NodeNetworkStatusStatus = z.infer<typeof NodeNetworkStatusStatus>;
 
 /** A whole NodeNetworkStatus object: one per Node, with the Node's name, no spec. */
-export const NodeNetworkStatus = z.object({
+export const NodeNetworkStatus = z.strictObject({
   apiVersion: z.literal(API_VERSION),
   kind: z.literal('NodeNetworkStatus'),
   metadata: objectMeta(ObjectName),

@@ -161,7 +161,7 @@ export type VrfStatus = z.infer<typeof VrfStatus>;
 
 /** A whole VRF object as the API server stores it. */
 export const Vrf = withRules(
-  z.object({
+  z.strictObject({
     apiVersion: z.literal(API_VERSION),
     kind: z.literal('VRF'),
     metadata: objectMeta(VrfObjectName),
