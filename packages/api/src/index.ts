@@ -13,7 +13,7 @@ export {
   InterfaceAddress,
   hasHostBits,
 } from './primitives.js';
-export { fieldPath, ApiValidationError, isApiValidationError, parseWith } from './validation.js';
+export { ApiValidationError, isApiValidationError, parseWith } from './validation.js';
 export type { FieldIssue, ParseResult } from './validation.js';
 export { withRules, CEL_VALIDATIONS } from './rules.js';
 export type { ObjectRule, CelValidation } from './rules.js';
@@ -34,6 +34,7 @@ export { GROUP, VERSION, API_VERSION } from './network/group.js';
 export type { PrinterColumn, ResourceKind } from './network/group.js';
 export {
   VrfObjectName,
+  KubeRouteTarget,
   VrfPrefixRule,
   VrfStaticRoute,
   VrfSpec,

@@ -1,14 +1,5 @@
 import type { z } from 'zod';
-
-/** `spec.ipRanges[0].cidr`: how every fabrik error message names a field. */
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out ? `.${String(p)}` : String(p);
-  }
-  return out || '(root)';
-}
+import { pathText } from './routing-intent/path.js';
 
 /** One problem of an invalid object: where (`spec.vlan`) and what. */
 export interface FieldIssue {
@@ -50,10 +41,10 @@ export function parseWith<S extends z.ZodType>(
   // An unknown key is reported at the key itself (`spec.vnii: unknown field`), as kubectl does.
   const issues = result.error.issues.flatMap((i) =>
     i.code === 'unrecognized_keys'
-      ? i.keys.map((k) => ({ path: fieldPath([...i.path, k]), message: 'unknown field' }))
+      ? i.keys.map((k) => ({ path: pathText([...i.path, k]), message: 'unknown field' }))
       : i.code === 'invalid_key'
-        ? [{ path: fieldPath(i.path), message: `invalid key: ${i.issues[0]?.message ?? i.message}` }]
-        : [{ path: fieldPath(i.path), message: i.message }],
+        ? [{ path: pathText(i.path), message: `invalid key: ${i.issues[0]?.message ?? i.message}` }]
+        : [{ path: pathText(i.path), message: i.message }],
   );
   return { ok: false, error: new ApiValidationError(subject(input), issues) };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UnderlayNeighbor } from '../bgp.js';
+import { UnderlayNeighbor } from '../routing-intent/schema.js';
 import { Asn, InterfaceName, NetnsName, VrfName } from '../primitives.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { AbsolutePath, IntentSource, ListenAddress, agentCommonFields } from './common.js';

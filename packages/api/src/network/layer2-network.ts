@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { RouteTarget } from '../bgp.js';
 import { Conditions, LabelSelector, ObjectName, objectMeta } from '../kube/meta.js';
 import { InterfaceAddress, MacAddress, VlanId, Vni } from '../primitives.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
-import { VrfObjectName, objectNameOf } from './vrf.js';
+import { KubeRouteTarget, VrfObjectName, objectNameOf } from './vrf.js';
 
 /** The MTU a Layer2Network gets when it names none. */
 export const DEFAULT_LAYER2_MTU = 1500;
@@ -24,7 +23,7 @@ export const Layer2NetworkSpec = withRules(
         .default(DEFAULT_LAYER2_MTU)
         .describe('MTU of the bridge, the VXLAN device and tr.<vlan>.'),
       vrf: VrfObjectName.optional().describe("The VRF object the network joins; absent: the node's hbr VRF."),
-      routeTarget: RouteTarget.optional().describe('Import and export route target; default: ASN:VNI.'),
+      routeTarget: KubeRouteTarget.optional().describe('Import and export route target; default: ASN:VNI.'),
       anycastGateways: z
         .array(InterfaceAddress)
         .max(16)

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { RouteTarget } from '../bgp.js';
 import { Conditions, LabelSelector, objectMeta } from '../kube/meta.js';
 import { IpAddress } from '../primitives.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
+import { RouteTarget } from '../routing-intent/schema.js';
 import { NetworkCidr, ipFamily, maxPrefixLength, prefixLength } from './ip.js';
 
 /**
@@ -20,6 +20,15 @@ export const VrfObjectName = z
     'must be lower case letters, digits and "-", starting and ending with a letter or digit',
   )
   .refine((n) => n !== 'default', 'must not be "default" (FRR\'s name for the default VRF)');
+
+/**
+ * A route target of a VRF or Layer2Network: the routing intent's rule, plus its shape as a
+ * pattern so that the CRD checks it too (the value ranges are checked by zod only).
+ */
+export const KubeRouteTarget = RouteTarget.regex(
+  /^([0-9]+|[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+):[0-9]+$/,
+  'must be ASN:NN or A.B.C.D:NN (for example 65000:1001)',
+);
 
 /** One entry of a VRF's import or export prefix list (an FRR prefix-list line). */
 export const VrfPrefixRule = withRules(
@@ -125,7 +134,7 @@ export const VrfSpec = z
       .min(1)
       .max(16_777_215)
       .describe('The L3 VNI (symmetric IRB); unique across VRFs and Layer2Networks.'),
-    routeTarget: RouteTarget.optional().describe('Import and export route target; default: ASN:VNI.'),
+    routeTarget: KubeRouteTarget.optional().describe('Import and export route target; default: ASN:VNI.'),
     importVrfs: z
       .array(VrfObjectName)
       .max(64)
