@@ -209,6 +209,13 @@ export class Router {
     const text = Buffer.concat(chunks).toString('utf8');
     if (text.trim() === '') return { text, value: undefined };
     const type = mediaType(req.headers['content-type']);
+    if (type.includes('protobuf') || type.includes('cbor')) {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+      );
+    }
     try {
       return { text, value: (type.includes('yaml') ? parseYaml(text) : JSON.parse(text)) as JsonValue };
     } catch (err) {
