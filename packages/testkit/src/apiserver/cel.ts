@@ -146,6 +146,8 @@ const BINARY_PRECEDENCE: Record<string, number> = {
 
 class Parser {
   private pos = 0;
+  /** Variables bound by the macros being parsed (`n` in `self.names.all(n, ...)`). */
+  private readonly bound: string[] = [];
   constructor(
     private readonly rule: string,
     private readonly tokens: Token[],
@@ -234,7 +236,9 @@ class Parser {
               throw this.unsupported(`macro ${name.text} without a variable`);
             this.pos++;
             this.expect(',');
+            this.bound.push(variable.text);
             const body = this.expression();
+            this.bound.pop();
             this.expect(')');
             node = { kind: 'comprehension', macro: name.text, target: node, variable: variable.text, body };
           } else {
@@ -268,7 +272,8 @@ class Parser {
         if (!GLOBAL_FUNCTIONS.has(t.text)) throw this.unsupported(`function ${t.text}()`);
         return { kind: 'call', name: t.text, target: undefined, args: this.args() };
       }
-      if (!IDENTIFIERS.has(t.text)) throw this.unsupported(`identifier ${t.text}`);
+      if (!IDENTIFIERS.has(t.text) && !this.bound.includes(t.text))
+        throw this.unsupported(`identifier ${t.text}`);
       return { kind: 'ident', name: t.text };
     }
     if (t.text === '(') {
