@@ -1,6 +1,6 @@
 // The registry of resource types the server serves: the built-in core, events and RBAC kinds, and
 // one entry per served version of every CustomResourceDefinition.
-import { badRequest } from './errors.js';
+import { badRequest, invalid } from './errors.js';
 import { isObject, type JsonObject } from './json.js';
 import type { PatchStrategies } from './patch.js';
 import { compileSchema, type CompiledSchema } from './schema.js';
@@ -304,8 +304,9 @@ export function typesFromCrd(crd: JsonObject): ResourceType[] {
   if (!storage || typeof storage.name !== 'string')
     throw badRequest(`spec.versions: Invalid value: one version must be the storage version`);
   return versions
-    .filter((v) => v.served !== false && typeof v.name === 'string')
-    .map((v) => {
+    .map((v, index) => ({ v, index }))
+    .filter(({ v }) => v.served !== false && typeof v.name === 'string')
+    .map(({ v, index }) => {
       const validation =
         isObject(v.schema) && isObject(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined;
       const subresources = isObject(v.subresources) ? v.subresources : {};
@@ -326,9 +327,10 @@ export function typesFromCrd(crd: JsonObject): ResourceType[] {
       try {
         schema = validation ? compileSchema(validation) : undefined;
       } catch (err) {
-        throw badRequest(
-          `CustomResourceDefinition ${crdName} version ${String(v.name)}: ${(err as Error).message}`,
-        );
+        const field = `spec.versions[${index}].schema.openAPIV3Schema`;
+        throw invalid('CustomResourceDefinition', 'apiextensions.k8s.io', String(crdName), [
+          { type: 'FieldValueInvalid', field, body: `Invalid value: "object": ${(err as Error).message}` },
+        ]);
       }
       return {
         group,
