@@ -24,6 +24,7 @@ needs=(
   "modprobe kmod"
   "ps procps"
   "python3 python3"
+  "kubectl kubernetes-client"
 )
 missing=()
 for n in "${needs[@]}"; do

@@ -4,3 +4,6 @@ export { startOvs } from './ovs.js';
 export type { OvsInstance, StartOvsOptions } from './ovs.js';
 export { startFrr } from './frr.js';
 export type { FrrInstance, StartFrrOptions } from './frr.js';
+export { startApiServer } from './apiserver/server.js';
+export type { ApiServer, StartApiServerOptions } from './apiserver/server.js';
+export type { GrantedRule, PolicyRule } from './apiserver/auth.js';

@@ -1,0 +1,185 @@
+// Property: whatever sequence of creates, updates and deletes the server takes, a watcher from
+// resourceVersion 0 sees exactly the server's history in commit order, every paginated list taken
+// meanwhile is the replay of that history up to its resourceVersion, and the final list is the
+// replay of all of it. fast-check with a fixed seed and a bounded number of runs.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startApiServer, type ApiServer } from './server.js';
+
+type Meta = { name: string; resourceVersion: string };
+type ConfigMap = { metadata: Meta; data?: { v: string } };
+type Change = { rv: number; type: 'ADDED' | 'MODIFIED' | 'DELETED'; name: string; value: string };
+
+let server: ApiServer;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fabrik-apiserver-history-'));
+  server = await startApiServer({ dir, tls: false, crdDirs: [], historyLimit: 100_000 });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A raw watch stream; `changes` fills as lines arrive. */
+function startWatch(path: string): { changes: Change[]; stop: () => void; ready: Promise<void> } {
+  const controller = new AbortController();
+  const changes: Change[] = [];
+  const ready = (async () => {
+    const res = await fetch(server.url + path, {
+      headers: { Authorization: `Bearer ${server.token}` },
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    let buffer = '';
+    void (async () => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          buffer += Buffer.from(value).toString();
+          let nl: number;
+          while ((nl = buffer.indexOf('\n')) >= 0) {
+            const event = JSON.parse(buffer.slice(0, nl)) as { type: Change['type']; object: ConfigMap };
+            buffer = buffer.slice(nl + 1);
+            changes.push({
+              rv: Number(event.object.metadata.resourceVersion),
+              type: event.type,
+              name: event.object.metadata.name,
+              value: event.object.data?.v ?? '',
+            });
+          }
+        }
+      } catch {
+        // aborted at the end of the run
+      }
+    })();
+  })();
+  return { changes, stop: () => controller.abort(), ready };
+}
+
+function replay(history: Change[], upTo: number): Record<string, string> {
+  const state: Record<string, string> = {};
+  for (const c of history) {
+    if (c.rv > upTo) break;
+    if (c.type === 'DELETED') delete state[c.name];
+    else state[c.name] = `${c.value}@${c.rv}`;
+  }
+  return state;
+}
+
+const operation = fc.record({
+  kind: fc.constantFrom('create', 'update', 'delete'),
+  name: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+  value: fc.constantFrom('1', '2', '3'),
+});
+
+let run = 0;
+
+it('watch and paginated lists agree with the history of random writes', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 30 }), async (ops) => {
+      const ns = `prop-${run++}`;
+      expect((await call('POST', '/api/v1/namespaces', { metadata: { name: ns } })).status).toBe(201);
+      const base = `/api/v1/namespaces/${ns}/configmaps`;
+      const watcher = startWatch(`${base}?watch=true&resourceVersion=0`);
+      await watcher.ready;
+
+      const history: Change[] = [];
+      const lastRv = new Map<string, number>();
+      const snapshots: { rv: number; state: Record<string, string> }[] = [];
+      let writing = true;
+      const lister = (async () => {
+        while (writing) {
+          const state: Record<string, string> = {};
+          let cont = '';
+          let rv = 0;
+          do {
+            const page = (await call('GET', `${base}?limit=2${cont ? `&continue=${cont}` : ''}`)).body as {
+              items: ConfigMap[];
+              metadata: { continue?: string; resourceVersion: string };
+            };
+            for (const item of page.items)
+              state[item.metadata.name] = `${item.data?.v ?? ''}@${item.metadata.resourceVersion}`;
+            rv = Number(page.metadata.resourceVersion);
+            cont = page.metadata.continue ?? '';
+          } while (cont);
+          snapshots.push({ rv, state });
+        }
+      })();
+
+      for (const op of ops) {
+        const path = `${base}/${op.name}`;
+        const res =
+          op.kind === 'create'
+            ? await call('POST', base, { metadata: { name: op.name }, data: { v: op.value } })
+            : op.kind === 'update'
+              ? await call('PUT', path, { metadata: { name: op.name }, data: { v: op.value } })
+              : await call('DELETE', path);
+        if (res.status >= 300) {
+          expect([404, 409]).toContain(res.status);
+          continue;
+        }
+        if (op.kind === 'delete') {
+          history.push({ rv: 0, type: 'DELETED', name: op.name, value: '' });
+          continue;
+        }
+        const rv = Number((res.body.metadata as Meta).resourceVersion);
+        if (lastRv.get(op.name) === rv) continue; // an update that changed nothing is no event
+        lastRv.set(op.name, rv);
+        history.push({
+          rv,
+          type: op.kind === 'create' ? 'ADDED' : 'MODIFIED',
+          name: op.name,
+          value: op.value,
+        });
+      }
+      writing = false;
+      await lister;
+      // Deletions answer with a Status: take their versions from what the watcher saw, in order.
+      const finalList = (await call('GET', base)).body as {
+        items: ConfigMap[];
+        metadata: { resourceVersion: string };
+      };
+      const deadline = Date.now() + 5000;
+      while (watcher.changes.length < history.length && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      watcher.stop();
+
+      expect(watcher.changes.map(({ type, name }) => `${type} ${name}`)).toEqual(
+        history.map(({ type, name }) => `${type} ${name}`),
+      );
+      const rvs = watcher.changes.map((c) => c.rv);
+      expect(rvs).toEqual([...rvs].sort((a, b) => a - b));
+      history.forEach((change, i) => {
+        const seen = watcher.changes[i]!;
+        if (change.type === 'DELETED') change.rv = seen.rv;
+        else expect(seen).toEqual(change);
+      });
+      for (const snapshot of snapshots) expect(snapshot.state).toEqual(replay(history, snapshot.rv));
+      const final: Record<string, string> = {};
+      for (const item of finalList.items)
+        final[item.metadata.name] = `${item.data?.v ?? ''}@${item.metadata.resourceVersion}`;
+      expect(final).toEqual(replay(history, Number.MAX_SAFE_INTEGER));
+    }),
+    { seed: 20261130, numRuns: 25 },
+  );
+});
