@@ -116,8 +116,12 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
 
   return {
     event(object, type, reason, message) {
-      if (!REASON.test(reason))
-        throw new InvalidArgumentError('reason', `must be CamelCase, not ${JSON.stringify(reason)}`);
+      if (!REASON.test(reason)) {
+        // A programming error, but recording an event must never break the caller's reconcile.
+        const error = new InvalidArgumentError('reason', `must be CamelCase, not ${JSON.stringify(reason)}`);
+        log.error({ object, err: error }, 'event refused');
+        return;
+      }
       if (pending >= maxPending) {
         log.warn({ object, reason, pending }, 'too many events waiting to be written; dropped');
         return;
