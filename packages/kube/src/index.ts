@@ -1,5 +1,41 @@
 export { loadKubeConfig, SERVICE_ACCOUNT_DIR } from './config.js';
 export type { LoadKubeConfigOptions, KubeConfigSource } from './config.js';
+export { startInformer } from './informer.js';
+export type { Informer, InformerOptions, InformerStats, InvalidObject } from './informer.js';
+export { customObjects } from './custom-objects.js';
+export type {
+  CustomObjects,
+  CustomObjectsOptions,
+  ListOptions,
+  ListResult,
+  PatchOptions,
+  DeleteOptions,
+} from './custom-objects.js';
+export { createStatusWriter } from './status-writer.js';
+export type { StatusWriter, StatusWriterOptions, StatusWrite, StatusWriteResult } from './status-writer.js';
+export {
+  startNodeInformer,
+  nodeOwnerReference,
+  patchNodeCondition,
+  addNodeTaint,
+  removeNodeTaint,
+  withTaint,
+  withoutTaint,
+  validateTaint,
+  NodeObject,
+  NodeCondition,
+  Taint,
+  TAINT_EFFECTS,
+  KUBELET_CONDITION_TYPES,
+} from './node.js';
+export type { NodeInformerOptions, NodeConditionInput, NodeConditionResult, TaintEffect } from './node.js';
+export { createEventRecorder } from './events.js';
+export type { EventRecorder, EventRecorderOptions } from './events.js';
+export type { EventObjectReference, EventType, EventInput, CorrelatorOptions } from './event-correlator.js';
+export { stderrLogger } from './logger.js';
+export type { KubeLogger } from './logger.js';
+export { PATCH_CONTENT_TYPE } from './rest.js';
+export type { PatchType } from './rest.js';
 export {
   LABEL_SELECTOR_OPERATORS,
   matchesLabelSelector,

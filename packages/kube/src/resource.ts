@@ -42,6 +42,7 @@ export interface KubeObject {
   readonly apiVersion?: string;
   readonly kind?: string;
   readonly metadata: ObjectMeta;
+  readonly [field: string]: unknown;
 }
 
 const RawObject = z.looseObject({ metadata: ObjectMeta });

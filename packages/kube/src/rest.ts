@@ -29,6 +29,8 @@ export interface RestRequest {
   readonly contentType?: string;
   /** Abort the request after this long (default: the client's, 30 s); it then fails as unreachable. */
   readonly timeoutMs?: number;
+  /** Aborts the request (it then fails as unreachable); for callers that are shutting down. */
+  readonly signal?: AbortSignal;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -64,7 +66,8 @@ export class RestClient {
       context.setBody(JSON.stringify(req.body));
     }
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    context.setSignal(AbortSignal.timeout(timeoutMs));
+    const timeout = AbortSignal.timeout(timeoutMs);
+    context.setSignal(req.signal ? AbortSignal.any([timeout, req.signal]) : timeout);
 
     let status: number;
     let text: string;
