@@ -61,7 +61,7 @@ export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
         throw e;
       }
     },
-    deletePort: (name) => call(() => deletePort(client, name)),
+    deletePort: (name) => call(() => deletePort(client, name, { owner: OWNER })),
     findPorts: async (network) => {
       const ports = await call(() =>
         findPorts(client, { [PortIds.owner]: OWNER, [PortIds.network]: network }),

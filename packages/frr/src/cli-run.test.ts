@@ -111,6 +111,31 @@ describe('fabrik-frr (in process)', () => {
       '+ no bgp default ipv4-unicast',
     ]);
   });
+  it('diff never prints a BGP password: not in changed lines, not in context lines', async () => {
+    const rendered = readFileSync(join(fixtures, 'full.netns.golden.conf'), 'utf8');
+    expect(rendered).toContain(' neighbor 192.0.2.2 password s3cret\n');
+    const running = join(dir, 'running-secret.conf');
+    // The running password differs, and a line next to it too: both secrets would be printed.
+    writeFileSync(
+      running,
+      rendered
+        .replace('password s3cret', 'password 0ld-s3cret')
+        .replace(' no bgp default ipv4-unicast\n', ''),
+    );
+    const r = await cli(
+      'diff',
+      '--running',
+      running,
+      '--intent',
+      join(fixtures, 'full.input.yaml'),
+      '--hostname',
+      'fabrik-lab',
+    );
+    expect(r.code).toBe(EXIT.ok);
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/s3cret/);
+    expect(r.stdout).toContain('- neighbor 192.0.2.2 password <redacted>\n');
+    expect(r.stdout).toContain('+ neighbor 192.0.2.2 password <redacted>\n');
+  });
   it('normalizeRunningConfig drops what vtysh adds around the configuration', () => {
     expect(
       normalizeRunningConfig(

@@ -10,6 +10,7 @@ import {
   FrrIntentError,
   frrIntentJsonSchema,
   isFrrIntentError,
+  redactConfigText,
   type FrrTemplateSet,
 } from './intent.js';
 import { writeFileAtomic } from './reload.js';
@@ -69,8 +70,16 @@ Prints the JSON Schema (draft 2020-12) of the routing intent.
 
 class UsageError extends Error {}
 
-/** Runs the fabrik-frr command line; resolves with the exit code. */
-export async function runFrrCli(argv: readonly string[], io: CliIo): Promise<number> {
+/**
+ * Runs the fabrik-frr command line; resolves with the exit code. Only `render` prints the
+ * configuration as it is (it is the file); everything else on standard output and everything on
+ * standard error goes through `redactConfigText`, so no BGP password reaches a terminal or a log.
+ */
+export async function runFrrCli(argv: readonly string[], rawIo: CliIo): Promise<number> {
+  const io: CliIo = {
+    stdout: (text) => rawIo.stdout(redactConfigText(text)),
+    stderr: (text) => rawIo.stderr(redactConfigText(text)),
+  };
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     (command === undefined ? io.stderr : io.stdout)(USAGE);
@@ -88,7 +97,7 @@ export async function runFrrCli(argv: readonly string[], io: CliIo): Promise<num
   try {
     switch (command) {
       case 'render':
-        return await render(rest, io);
+        return await render(rest, { ...io, stdout: rawIo.stdout });
       case 'check':
         return await check(rest, io);
       case 'diff':

@@ -60,4 +60,16 @@ describe('fabrik-frr (process)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('vrfs[0].import[0].le: must be greater than the prefix length 8');
   });
+  it('diff prints neither the rendered nor the running BGP password', async () => {
+    const running = join(dir, 'running.conf');
+    writeFileSync(
+      running,
+      'Current configuration:\n!\nrouter bgp 65000\n neighbor 192.0.2.2 password runn1ng-secret\nexit\n!\nend\n',
+    );
+    const r = await fabrikFrr('diff', '--running', running, '--intent', join(fixtures, 'full.input.yaml'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('- neighbor 192.0.2.2 password <redacted>\n');
+    expect(r.stdout).toContain('+ neighbor 192.0.2.2 password <redacted>\n');
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/s3cret|runn1ng-secret/);
+  });
 });

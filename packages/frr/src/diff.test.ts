@@ -36,4 +36,20 @@ describe('diffLines', () => {
     expect(diffLines('', 'x\n')).toContain('+x');
     expect(diffLines('x\n', '')).toContain('-x');
   });
+  it('never prints a password, in changed or context lines: the change shows, the secret does not', () => {
+    const diff = diffLines(
+      'router bgp 1\n neighbor x password old\n neighbor y password same\n neighbor y bfd\n',
+      'router bgp 1\n neighbor x password new\n neighbor y password same\n',
+    );
+    expect(diff).not.toMatch(/old|new|same/);
+    expect(diff.split('\n').slice(2)).toEqual([
+      '@@ -1,4 +1,3 @@',
+      ' router bgp 1',
+      '- neighbor x password <redacted>',
+      '+ neighbor x password <redacted>',
+      '  neighbor y password <redacted>',
+      '- neighbor y bfd',
+      '',
+    ]);
+  });
 });

@@ -1,3 +1,5 @@
+import { redactConfigText } from './intent.js';
+
 export interface DiffOptions {
   /** Label of the old side (`--- LABEL`). */
   readonly fromLabel?: string;
@@ -11,7 +13,9 @@ type Op = { kind: ' ' | '-' | '+'; line: string };
 
 /**
  * A unified diff of two texts, line by line (Myers' O(ND) algorithm); '' when they are equal.
- * Pure, for `fabrik-frr diff` and for logging what a reload would change.
+ * Pure, for `fabrik-frr diff` and for logging what a reload would change: every printed line goes
+ * through `redactConfigText`, so a changed BGP password shows as a changed line without either
+ * secret, and unchanged ones in the context lines are hidden too.
  */
 export function diffLines(from: string, to: string, options: DiffOptions = {}): string {
   const a = splitLines(from);
@@ -47,7 +51,7 @@ export function diffLines(from: string, to: string, options: DiffOptions = {}): 
     const aLen = hunk.filter((o) => o.kind !== '+').length;
     const bLen = hunk.filter((o) => o.kind !== '-').length;
     out.push(`@@ -${aStart + 1},${aLen} +${bStart + 1},${bLen} @@`);
-    for (const o of hunk) out.push(`${o.kind}${o.line}`);
+    for (const o of hunk) out.push(`${o.kind}${redactConfigText(o.line)}`);
     i = stop;
   }
   return `${out.join('\n')}\n`;

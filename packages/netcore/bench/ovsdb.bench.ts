@@ -16,6 +16,7 @@ import {
   connectOvsdb,
   deletePort,
   deletePorts,
+  DEFAULT_OVS_OWNER,
   ensureBridge,
   type PortSpec,
 } from '@fabrik/netcore/ovsdb';
@@ -70,7 +71,7 @@ try {
     'fabrik per port': async () => {
       for (const s of specs) await addPort(client, s);
       await assertPorts(PORTS);
-      for (const n of names) await deletePort(client, n);
+      for (const n of names) await deletePort(client, n, { owner: DEFAULT_OVS_OWNER });
     },
     'vsctl per port': async () => {
       for (const [i, n] of names.entries()) await ovs.vsctl('--no-wait', ...vsctlAddArgs(n, i));
@@ -80,7 +81,7 @@ try {
     'fabrik batch': async () => {
       await addPorts(client, specs);
       await assertPorts(PORTS);
-      await deletePorts(client, names);
+      await deletePorts(client, names, { owner: DEFAULT_OVS_OWNER });
     },
     'vsctl batch': async () => {
       await ovs.vsctl('--no-wait', ...names.flatMap((n, i) => ['--', ...vsctlAddArgs(n, i)]));

@@ -145,12 +145,15 @@ describe('in-place changes (recorded dumps)', () => {
     expect(lines.indexOf('ip link add name tr type bridge')).toBeLessThan(
       lines.indexOf('ip link add link tr name tr.100 mtu 1450 type vlan id 100'),
     );
-    // Enslaved first, up afterwards.
-    expect(lines.indexOf('ip link set dev tr.100 alias fabrik:hbr master br100')).toBeGreaterThan(
-      lines.indexOf('ip link set dev tr alias fabrik:hbr up'),
+    // Marked right after creation; enslaved, then up.
+    expect(lines.indexOf('ip link set dev tr.100 alias fabrik:hbr')).toBe(
+      lines.indexOf('ip link add link tr name tr.100 mtu 1450 type vlan id 100') + 1,
+    );
+    expect(lines.indexOf('ip link set dev tr.100 master br100')).toBeGreaterThan(
+      lines.indexOf('ip link set dev tr up'),
     );
     expect(lines.indexOf('ip link set dev tr.100 up')).toBeGreaterThan(
-      lines.indexOf('ip link set dev tr.100 alias fabrik:hbr master br100'),
+      lines.indexOf('ip link set dev tr.100 master br100'),
     );
   });
 });

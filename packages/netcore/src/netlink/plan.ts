@@ -31,8 +31,9 @@ export function observeScopeOf(desired: DesiredState): ObserveScope {
 
 /**
  * Computes the operations that turn `observed` into `desired`. Pure. Order: deletions (routes,
- * addresses, links; stacked links before their lower link), then creations (lower links first),
- * then `link set` (mark, mtu, mac, master; masters before their ports), port flags, addresses,
+ * addresses, links; stacked links before their lower link), then creations (lower links first;
+ * each `link add` followed by the line that marks it), then `link set` (mark of taken-over links,
+ * mtu, mac, master; masters before their ports), port flags, addresses,
  * `up` of enslaved links (create, enslave, then up), routes, neighbours, FDB entries, sysctls.
  *
  * Only links whose ifalias carries `fabrik:<owner>` are changed or deleted; a desired name held by
@@ -130,18 +131,18 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
       // A bridge's mtu given at creation is not sticky: the kernel lowers it to the smallest port
       // mtu as ports join. Set through `link set` (before any port is enslaved), it stays.
       const stickyMtu = l.kind === 'bridge' && l.mtu !== undefined;
-      creates.push({ op: 'link-add', spec: stickyMtu ? { ...l, mtu: undefined } : l });
+      // The mark goes in the line right after the `link add`: if a later line of the batch fails,
+      // every link created so far is already marked, and the next reconcile takes it over
+      // instead of finding an unmarked (foreign) link of a desired name.
+      creates.push(
+        { op: 'link-add', spec: stickyMtu ? { ...l, mtu: undefined } : l },
+        { op: 'link-set', name: l.name, changes: { alias: mark, ...(stickyMtu ? { mtu: l.mtu } : {}) } },
+      );
+      if (l.kind === 'veth' && l.peer.netns === undefined)
+        creates.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
       if (l.sysctls?.addrGenMode !== undefined)
         genModes.push({ op: 'link-addrgenmode', name: l.name, mode: l.sysctls.addrGenMode });
-      const changes: LinkSetChanges = {
-        alias: mark,
-        ...(stickyMtu ? { mtu: l.mtu } : {}),
-        ...(l.master ? { master: l.master } : {}),
-        ...(l.up ? { up: true } : {}),
-      };
-      pushSet(l.name, changes);
-      if (l.kind === 'veth' && l.peer.netns === undefined)
-        sets.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
+      pushSet(l.name, { ...(l.master ? { master: l.master } : {}), ...(l.up ? { up: true } : {}) });
       if (l.port && hasAny(l.port)) ports.push({ op: 'port-set', name: l.name, flags: l.port });
       for (const a of l.addresses ?? [])
         addrs.push({ op: 'addr-add', dev: l.name, address: a, replace: false });

@@ -296,4 +296,31 @@ describe('reconcile (host kernel)', () => {
     ]);
     expect((await nl.reconcile(desired)).plan.ops).toEqual([]);
   });
+
+  it('marks each link in the line after its creation: a batch that fails on a later add leaves it marked, and a reconcile converges', async () => {
+    const ns = await tempNs();
+    // A foreign vxlan holds VNI 100 on port 4789: the kernel refuses a second one.
+    await ns.ip('link', 'add', 'vxf', 'type', 'vxlan', 'id', '100', 'dstport', '4789');
+    const nl = createNetlink({ netns: ns.name });
+    const desired: DesiredState = {
+      owner: 'test',
+      links: [
+        { kind: 'bridge', name: 'br100', up: true },
+        { kind: 'vxlan', name: 'vx100', vni: 100, dstport: 4789, master: 'br100', up: true },
+      ],
+    };
+    const err = await nl.reconcile(desired).catch((e: unknown) => e);
+    expect(err).toMatchObject({ operation: expect.stringContaining('link add name vx100') });
+    const afterFailure = await links(ns);
+    expect(afterFailure.get('br100')).toMatchObject({ ifalias: 'fabrik:test' });
+    expect(afterFailure.has('vx100')).toBe(false);
+
+    await ns.ip('link', 'del', 'vxf');
+    const retry = await nl.reconcile(desired);
+    expect(
+      retry.plan.ops.filter((o) => o.op === 'link-add').map((o) => o.op === 'link-add' && o.spec.name),
+    ).toEqual(['vx100']);
+    expect((await links(ns)).get('vx100')).toMatchObject({ master: 'br100', ifalias: 'fabrik:test' });
+    expect((await nl.reconcile(desired)).plan.ops).toEqual([]);
+  });
 });

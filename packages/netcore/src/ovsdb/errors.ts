@@ -124,17 +124,28 @@ export class OvsdbNotFoundError extends OvsdbError<'OVSDB_NOT_FOUND'> {
   }
 }
 
-/** The row exists but was not created by fabrik (no `external_ids:fabrik-owner`): fabrik leaves it alone. */
+/**
+ * The row exists but is not the caller's: marked by another owner (`foundOwner`), or not by fabrik
+ * at all (`foundOwner` undefined). It is left alone.
+ */
 export class OvsdbOwnershipError extends OvsdbError<'OVSDB_NOT_OWNED'> {
   override readonly name = 'OvsdbOwnershipError';
   constructor(
     readonly table: string,
     /** Name of the foreign bridge/port. */
     readonly rowName: string,
+    /** The owner the caller acts for. */
+    readonly owner: string,
+    /** The row's `external_ids:fabrik-owner`, if it has one. */
+    readonly foundOwner: string | undefined,
   ) {
     super(
       'OVSDB_NOT_OWNED',
-      `${table} ${JSON.stringify(rowName)} exists but is not owned by fabrik (no external_ids:fabrik-owner); not changing it`,
+      `${table} ${JSON.stringify(rowName)} exists but is not owned by ${JSON.stringify(owner)} (${
+        foundOwner === undefined
+          ? 'no external_ids:fabrik-owner'
+          : `fabrik-owner=${JSON.stringify(foundOwner)}`
+      }); not changing it`,
     );
   }
 }

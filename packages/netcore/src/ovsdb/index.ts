@@ -40,6 +40,7 @@ export {
 } from './ovs/index.js';
 export type {
   OvsPortType,
+  OvsOwnerOption,
   OvsVlanMode,
   BridgeSpec,
   PortSpec,

@@ -9,8 +9,10 @@ import { runCommand } from '../exec/index.js';
 import {
   addPort,
   connectOvsdb,
+  DEFAULT_OVS_OWNER,
   deleteBridge,
   deletePort,
+  deletePorts,
   ensureBridge,
   findPorts,
   isOvsdbConnectionError,
@@ -25,6 +27,8 @@ import {
 } from './index.js';
 
 let ovs: OvsInstance;
+/** The owner of rows created without an `owner` option. */
+const DEFAULT = { owner: DEFAULT_OVS_OWNER };
 let client: OvsdbClient;
 
 // ovs-vswitchd competes for the CPU with every other test on this machine; these waits bound a
@@ -169,11 +173,12 @@ describe('bridges and ports', () => {
       interface: { type: 'patch' },
     });
 
-    await setPortVlan(client, access, { tag: null, trunks: [30], vlanMode: 'native-untagged' });
+    const cniOwner = { owner: 'fabrik-cni' };
+    await setPortVlan(client, access, { tag: null, trunks: [30], vlanMode: 'native-untagged' }, cniOwner);
     expect(await get('Port', access, 'tag')).toBe('[]');
     expect(await get('Port', access, 'trunks')).toBe('[30]');
     expect(await get('Port', access, 'vlan_mode')).toBe('native-untagged');
-    await setPortVlan(client, access, { tag: 200 });
+    await setPortVlan(client, access, { tag: 200 }, cniOwner);
     expect(await get('Port', access, 'tag')).toBe('200');
     expect(await get('Port', access, 'trunks')).toBe('[30]');
 
@@ -182,10 +187,10 @@ describe('bridges and ports', () => {
       Number(await get('Open_vSwitch', '.', 'next_cfg')),
     );
 
-    expect(await deletePort(client, trunk)).toBe(true);
-    expect(await deletePort(client, trunk)).toBe(false);
-    await deleteBridge(client, br);
-    await deleteBridge(client, br); // absent: nothing to do
+    expect(await deletePort(client, access, cniOwner)).toBe(true);
+    expect(await deletePort(client, access, cniOwner)).toBe(false);
+    await deleteBridge(client, br, DEFAULT); // with the trunk port and the bridge's own port
+    await deleteBridge(client, br, DEFAULT); // absent: nothing to do
     expect(await column('Bridge', 'name')).not.toContain(br);
     for (const name of [br, access, trunk]) {
       expect(await column('Port', 'name')).not.toContain(name);
@@ -199,7 +204,7 @@ describe('bridges and ports', () => {
     const foreignPort = uniqueName('fxp');
     await ovs.addBridge(foreignBr);
     try {
-      expect(isOvsdbOwnershipError(await caught(deleteBridge(client, foreignBr)))).toBe(true);
+      expect(isOvsdbOwnershipError(await caught(deleteBridge(client, foreignBr, DEFAULT)))).toBe(true);
       expect(
         isOvsdbOwnershipError(await caught(ensureBridge(client, { name: foreignBr, failMode: 'secure' }))),
       ).toBe(true);
@@ -217,8 +222,10 @@ describe('bridges and ports', () => {
         foreignPort,
         'type=internal',
       );
-      expect(isOvsdbOwnershipError(await caught(deletePort(client, foreignPort)))).toBe(true);
-      expect(isOvsdbOwnershipError(await caught(setPortVlan(client, foreignPort, { tag: 5 })))).toBe(true);
+      expect(isOvsdbOwnershipError(await caught(deletePort(client, foreignPort, DEFAULT)))).toBe(true);
+      expect(isOvsdbOwnershipError(await caught(setPortVlan(client, foreignPort, { tag: 5 }, DEFAULT)))).toBe(
+        true,
+      );
       expect(
         isOvsdbOwnershipError(await caught(addPort(client, { bridge: br, name: foreignPort, tag: 5 }))),
       ).toBe(true);
@@ -228,7 +235,9 @@ describe('bridges and ports', () => {
       expect(
         isOvsdbNotFoundError(await caught(addPort(client, { bridge: unknown, name: uniqueName('fp') }))),
       ).toBe(true);
-      expect(isOvsdbNotFoundError(await caught(setPortVlan(client, unknown, { tag: 5 })))).toBe(true);
+      expect(isOvsdbNotFoundError(await caught(setPortVlan(client, unknown, { tag: 5 }, DEFAULT)))).toBe(
+        true,
+      );
       expect(isOvsdbNotFoundError(await caught(waitForOfport(client, unknown, { timeoutMs: 1000 })))).toBe(
         true,
       );
@@ -268,7 +277,7 @@ describe('bridges and ports', () => {
         interfaceError: expect.stringContaining('No such device'),
       });
     } finally {
-      await deleteBridge(client, br);
+      await deleteBridge(client, br, DEFAULT);
     }
   }, 120_000);
 
@@ -293,15 +302,66 @@ describe('bridges and ports', () => {
       expect(portNames.length).toBe(new Set(portNames).size);
       expect(new Set(results.slice(0, 100).map((r) => r.portUuid)).size).toBe(100);
 
-      const deleted = await Promise.all([...names, same.name].map((n) => deletePort(client, n)));
+      const deleted = await Promise.all([...names, same.name].map((n) => deletePort(client, n, DEFAULT)));
       expect(deleted.every(Boolean)).toBe(true);
       expect(await ovs.vsctl('list-ports', br)).toBe('');
       const left = [...(await column('Port', 'name')), ...(await column('Interface', 'name'))];
       expect(left.filter((n) => n.startsWith(prefix))).toEqual([]);
     } finally {
-      await deleteBridge(client, br);
+      await deleteBridge(client, br, DEFAULT);
     }
     expect(await column('Bridge', 'name')).not.toContain(br);
+  });
+});
+
+describe('ownership between two owners (agent-host and cni-ovs)', () => {
+  it("each owner's delete and change refuses the other's rows, and leaves them as they were", async () => {
+    const host = { owner: 'agent-host' };
+    const cni = { owner: 'cni-ovs' };
+    const br = uniqueName('fbr');
+    const hostPort = uniqueName('fph');
+    const cniPort = uniqueName('fpc');
+    await ensureBridge(client, { name: br, datapathType: 'netdev', ...host });
+    await addPort(client, { bridge: br, name: hostPort, type: 'internal', tag: 10, ...host });
+    await addPort(client, { bridge: br, name: cniPort, type: 'internal', tag: 20, ...cni });
+    const rows = async () => ({
+      bridges: await column('Bridge', 'name'),
+      ports: (await column('Port', 'name')).sort(),
+      tags: [await get('Port', hostPort, 'tag'), await get('Port', cniPort, 'tag')],
+      owners: [
+        await get('Bridge', br, `external_ids:${OVS_OWNER_KEY}`),
+        await get('Port', hostPort, `external_ids:${OVS_OWNER_KEY}`),
+        await get('Port', cniPort, `external_ids:${OVS_OWNER_KEY}`),
+      ],
+    });
+    const before = await rows();
+    expect(before.owners).toEqual(['agent-host', 'agent-host', 'cni-ovs']);
+    try {
+      const refusals = [
+        await caught(deleteBridge(client, br, cni)),
+        await caught(ensureBridge(client, { name: br, failMode: 'secure', ...cni })),
+        await caught(deletePort(client, hostPort, cni)),
+        await caught(deletePorts(client, [cniPort, hostPort], cni)),
+        await caught(setPortVlan(client, hostPort, { tag: 99 }, cni)),
+        await caught(addPort(client, { bridge: br, name: hostPort, tag: 99, ...cni })),
+        await caught(deletePort(client, cniPort, host)),
+        await caught(setPortVlan(client, cniPort, { tag: 99 }, host)),
+        await caught(addPort(client, { bridge: br, name: cniPort, tag: 99, ...host })),
+        // The bridge is agent-host's, but deleting it would delete cni-ovs's port with it.
+        await caught(deleteBridge(client, br, host)),
+      ];
+      expect(refusals.map((e) => isOvsdbOwnershipError(e))).toEqual(refusals.map(() => true));
+      expect(await rows()).toEqual(before);
+      expect(await get('Bridge', br, 'fail_mode')).toBe('[]');
+
+      // Each owner can delete its own rows.
+      expect(await deletePort(client, cniPort, cni)).toBe(true);
+      await deleteBridge(client, br, host);
+      expect(await column('Bridge', 'name')).not.toContain(br);
+      expect(await column('Port', 'name')).not.toContain(hostPort);
+    } finally {
+      await ovs.vsctl('--no-wait', '--if-exists', 'del-br', br);
+    }
   });
 });
 
@@ -332,12 +392,12 @@ describe('forwarding on the userspace datapath', () => {
       await ping(a.ns, b.ip, 3);
       expect(await caught(ping(a.ns, c.ip, 2))).toMatchObject({ code: 'COMMAND_FAILED' });
       // Moving c to VLAN 100 connects it: the failure above was the VLAN, not the setup.
-      await setPortVlan(client, c.port, { tag: 100 });
+      await setPortVlan(client, c.port, { tag: 100 }, DEFAULT);
       await waitForVswitchd(client, { timeoutMs: VSWITCHD_TIMEOUT_MS });
       await ping(a.ns, c.ip, 3);
       expect((await findPorts(client, { 'fabrik-test': br })).map((p) => p.tag)).toEqual([100, 100, 100]);
     } finally {
-      await deleteBridge(client, br);
+      await deleteBridge(client, br, DEFAULT);
       for (const ns of namespaces) await ns.destroy();
     }
   }, 120_000);
@@ -400,7 +460,7 @@ describe('ovsdb-server restarts', () => {
     } finally {
       off();
       await plain.close();
-      await deleteBridge(client, br);
+      await deleteBridge(client, br, DEFAULT);
     }
     await waitUntil(
       'the cache drops the deleted rows',

@@ -1,9 +1,15 @@
 // Bridge verbs: ensureBridge, deleteBridge.
 import { InterfaceName } from '@fabrik/api';
 import type { OvsdbClient } from '../client/index.js';
-import { OvsdbOwnershipError, OvsdbProtocolError } from '../errors.js';
+import { OvsdbProtocolError } from '../errors.js';
 import { insert, insertedUuid, selectedRows, where, type RowInput } from '../ops/index.js';
-import { OVS_OWNER_KEY, isOwned, mergeExternalIds, stillOwned } from './ownership.js';
+import {
+  OVS_OWNER_KEY,
+  assertOwned,
+  mergeExternalIds,
+  stillOwned,
+  type OvsOwnerOption,
+} from './ownership.js';
 import { retryOnConflict, rootFrom } from './transactions.js';
 import { check, checkExternalIds, checkOwner } from './validation.js';
 
@@ -22,8 +28,8 @@ export interface BridgeSpec {
 
 /**
  * Creates the bridge (with its local internal port, as `ovs-vsctl add-br` does) or brings an
- * existing fabrik-owned one to `spec`. Throws {@link OvsdbOwnershipError} for a bridge of the same
- * name that fabrik did not create.
+ * existing one of the same owner to `spec`. Throws {@link OvsdbOwnershipError} for a bridge of the
+ * same name that another owner (or not fabrik) created.
  *
  * Equivalent to: `ovs-vsctl --may-exist add-br NAME -- set bridge NAME datapath_type=... external_ids:fabrik-owner=...`
  */
@@ -46,7 +52,7 @@ export async function ensureBridge(
     ]);
     const existing = selectedRows('Bridge', bridgeRes)[0];
     if (existing?._uuid) {
-      if (!isOwned(existing.external_ids)) throw new OvsdbOwnershipError('Bridge', spec.name);
+      assertOwned('Bridge', spec.name, existing.external_ids, owner);
       const update =
         Object.keys(settings).length > 0
           ? where('Bridge', ['_uuid', '==', existing._uuid]).update(settings)
@@ -56,11 +62,7 @@ export async function ensureBridge(
           ? where('Bridge', ['_uuid', '==', existing._uuid]).mutate(...mergeExternalIds(spec.externalIds))
           : [];
       if (update.length + ids.length > 0)
-        await client.transact([
-          ...stillOwned('Bridge', existing._uuid, existing.external_ids ?? {}),
-          ...update,
-          ...ids,
-        ]);
+        await client.transact([...stillOwned('Bridge', existing._uuid, owner), ...update, ...ids]);
       return { uuid: existing._uuid, created: false };
     }
     const root = rootFrom(rootRes);
@@ -82,20 +84,46 @@ export async function ensureBridge(
 }
 
 /**
- * Deletes a fabrik-owned bridge with all its ports and interfaces. Does nothing when it does not
- * exist; throws {@link OvsdbOwnershipError} for a bridge fabrik did not create.
+ * Deletes a bridge of `owner` with all its ports and interfaces. Does nothing when it does not
+ * exist. Throws {@link OvsdbOwnershipError} for a bridge of another owner, and for a bridge that
+ * holds a port of another owner (deleting the bridge would delete that port too); nothing is
+ * deleted then.
  *
  * Equivalent to: `ovs-vsctl --if-exists del-br NAME`
  */
-export async function deleteBridge(client: OvsdbClient, name: string): Promise<void> {
+export async function deleteBridge(
+  client: OvsdbClient,
+  name: string,
+  options: OvsOwnerOption,
+): Promise<void> {
   check(InterfaceName, name, 'name');
-  const [res] = await client.transact(where('Bridge', ['name', '==', name]).select('_uuid', 'external_ids'));
+  const owner = checkOwner(options.owner);
+  const [res] = await client.transact(
+    where('Bridge', ['name', '==', name]).select('_uuid', 'external_ids', 'ports'),
+  );
   const bridge = selectedRows('Bridge', res)[0];
   if (!bridge?._uuid) return;
-  if (!isOwned(bridge.external_ids)) throw new OvsdbOwnershipError('Bridge', name);
-  // Bridge, Port and Interface are not root tables: dropping the reference deletes them all.
+  assertOwned('Bridge', name, bridge.external_ids, owner);
+  const ports = bridge.ports ?? [];
+  const portRows = ports.length
+    ? await client.transact(
+        ports.flatMap((p) => where('Port', ['_uuid', '==', p]).select('name', 'external_ids')),
+      )
+    : [];
+  for (const r of portRows) {
+    const port = selectedRows('Port', r)[0];
+    if (port) assertOwned('Port', port.name ?? '', port.external_ids, owner);
+  }
+  // Bridge, Port and Interface are not root tables: dropping the reference deletes them all. The
+  // waits make sure that no port was added, and the mark not changed, since the read.
   await client.transact([
-    ...stillOwned('Bridge', bridge._uuid, bridge.external_ids ?? {}),
+    ...stillOwned('Bridge', bridge._uuid, owner),
+    ...where('Bridge', ['_uuid', '==', bridge._uuid]).wait({
+      columns: ['ports'],
+      until: '==',
+      rows: [{ ports }],
+      timeoutMs: 0,
+    }),
     ...where('Open_vSwitch').mutate(['bridges', 'delete', [bridge._uuid]]),
   ]);
 }

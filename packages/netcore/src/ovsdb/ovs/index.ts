@@ -1,6 +1,7 @@
 // The Open vSwitch operations fabrik needs, each one OVSDB transaction (plus one read before it),
 // idempotent, and limited to rows fabrik created (see ownership.ts).
 export { OVS_OWNER_KEY, DEFAULT_OVS_OWNER } from './ownership.js';
+export type { OvsOwnerOption } from './ownership.js';
 export { ensureBridge, deleteBridge } from './bridge.js';
 export type { BridgeSpec } from './bridge.js';
 export { addPort, addPorts, planAddPorts, setPortVlan, deletePort, deletePorts, findPorts } from './ports.js';

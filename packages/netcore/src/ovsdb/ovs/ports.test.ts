@@ -105,7 +105,7 @@ describe('planAddPorts', () => {
   it('an owned port already on the bridge is updated in place, guarded by its owner mark', () => {
     const ports = new Map([['p1', { uuid: P, interfaces: [I], externalIds: { [OVS_OWNER_KEY]: 'cni' } }]]);
     const { ops, outcomes } = planAddPorts(
-      [{ bridge: 'br0', name: 'p1', tag: 7, externalIds: { pod: 'b' } }],
+      [{ bridge: 'br0', name: 'p1', tag: 7, externalIds: { pod: 'b' }, owner: 'cni' }],
       observed(ports, [P]),
     );
     expect(outcomes).toEqual([{ kind: 'existing', portUuid: P, interfaceUuid: I }]);
@@ -138,6 +138,12 @@ describe('planAddPorts', () => {
     expect(() => planAddPorts([{ bridge: 'br0', name: 'p1' }], observed(foreign, [P]))).toThrow(
       expect.objectContaining({ code: 'OVSDB_NOT_OWNED' }),
     );
+    const othersPort = new Map([
+      ['p1', { uuid: P, interfaces: [I], externalIds: { [OVS_OWNER_KEY]: 'cni' } }],
+    ]);
+    expect(() =>
+      planAddPorts([{ bridge: 'br0', name: 'p1', owner: 'agent-host' }], observed(othersPort, [P])),
+    ).toThrow(expect.objectContaining({ code: 'OVSDB_NOT_OWNED', owner: 'agent-host', foundOwner: 'cni' }));
     const elsewhere = new Map([
       ['p1', { uuid: P, interfaces: [I], externalIds: { [OVS_OWNER_KEY]: 'fabrik' } }],
     ]);

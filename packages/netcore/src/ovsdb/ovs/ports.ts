@@ -5,14 +5,19 @@ import {
   OvsdbConflictError,
   OvsdbInvalidInputError,
   OvsdbNotFoundError,
-  OvsdbOwnershipError,
   OvsdbProtocolError,
   isOvsdbOperationError,
 } from '../errors.js';
 import type { InterfaceRow, PortRow } from '../model/index.js';
 import { insert, insertedUuid, selectedRows, where, type RowInput } from '../ops/index.js';
 import type { Operation } from '../wire/index.js';
-import { OVS_OWNER_KEY, isOwned, mergeExternalIds, stillOwned } from './ownership.js';
+import {
+  OVS_OWNER_KEY,
+  assertOwned,
+  mergeExternalIds,
+  stillOwned,
+  type OvsOwnerOption,
+} from './ownership.js';
 import { retryOnConflict } from './transactions.js';
 import { check, checkOwner, checkPortSpec, checkVlan } from './validation.js';
 
@@ -98,7 +103,7 @@ export type PortOutcome =
 
 /**
  * Plans {@link addPorts} (pure): inserts for missing ports (one `ports` mutation per bridge),
- * updates for fabrik-owned ones already on their bridge, typed errors for everything else.
+ * updates for ones of the same owner already on their bridge, typed errors for everything else.
  */
 export function planAddPorts(
   specs: readonly PortSpec[],
@@ -111,7 +116,8 @@ export function planAddPorts(
     const bridge = observed.bridges.get(spec.bridge);
     if (!bridge) throw new OvsdbNotFoundError('Bridge', spec.bridge);
     const port = observed.ports.get(spec.name);
-    const mark = { [OVS_OWNER_KEY]: checkOwner(spec.owner) };
+    const owner = checkOwner(spec.owner);
+    const mark = { [OVS_OWNER_KEY]: owner };
     const ifaceRow: RowInput<'Interface'> = {
       type: portTypeOf(spec),
       ...(spec.peer !== undefined ? { options: { peer: spec.peer } } : {}),
@@ -124,7 +130,7 @@ export function planAddPorts(
       ...(spec.vlanMode !== undefined ? { vlan_mode: spec.vlanMode } : {}),
     };
     if (port) {
-      if (!isOwned(port.externalIds)) throw new OvsdbOwnershipError('Port', spec.name);
+      assertOwned('Port', spec.name, port.externalIds, owner);
       if (!bridge.ports.includes(port.uuid)) {
         throw new OvsdbConflictError(
           `port ${JSON.stringify(spec.name)} exists on another bridge than ${JSON.stringify(spec.bridge)}`,
@@ -132,7 +138,7 @@ export function planAddPorts(
       }
       const interfaceUuid = port.interfaces[0];
       if (!interfaceUuid) throw new OvsdbProtocolError(`Port ${spec.name} has no interface`);
-      ops.push(...stillOwned('Port', port.uuid, port.externalIds));
+      ops.push(...stillOwned('Port', port.uuid, owner));
       const byPort = where('Port', ['_uuid', '==', port.uuid]);
       if (Object.keys(portRow).length > 0) ops.push(...byPort.update(portRow));
       if (spec.externalIds && Object.keys(spec.externalIds).length > 0) {
@@ -182,7 +188,7 @@ export function planAddPorts(
 
 /**
  * Adds ports in one transaction (after one read): creates missing ones, brings existing
- * fabrik-owned ones to their spec. Returns the uuids in the order of `specs`.
+ * ones of the same owner to their spec. Returns the uuids in the order of `specs`.
  */
 export async function addPorts(
   client: OvsdbClient,
@@ -238,10 +244,11 @@ export async function addPorts(
 }
 
 /**
- * Adds a port with one interface to a bridge, marked fabrik-owned; when a fabrik-owned port of
- * that name already is on the bridge, brings it to `spec` instead (the same spec twice gives one
+ * Adds a port with one interface to a bridge, marked with `spec.owner`; when a port of that name
+ * and owner already is on the bridge, brings it to `spec` instead (the same spec twice gives one
  * port). Throws {@link OvsdbNotFoundError} for an unknown bridge, {@link OvsdbOwnershipError}
- * for a foreign port of the same name, {@link OvsdbConflictError} when it is on another bridge.
+ * for a port of the same name of another owner, {@link OvsdbConflictError} when it is on another
+ * bridge.
  *
  * Equivalent to: `ovs-vsctl --may-exist add-port BRIDGE NAME tag=... -- set interface NAME type=...`
  */
@@ -253,20 +260,9 @@ export async function addPort(
   return result!;
 }
 
-async function readOwnedPort(
-  client: OvsdbClient,
-  name: string,
-): Promise<{ uuid: string; externalIds: Readonly<Record<string, string>> } | undefined> {
-  const [res] = await client.transact(where('Port', ['name', '==', name]).select('_uuid', 'external_ids'));
-  const port = selectedRows('Port', res)[0];
-  if (!port?._uuid) return undefined;
-  if (!isOwned(port.external_ids)) throw new OvsdbOwnershipError('Port', name);
-  return { uuid: port._uuid, externalIds: port.external_ids ?? {} };
-}
-
 /**
- * Changes the VLAN settings of a fabrik-owned port. Throws {@link OvsdbNotFoundError} when it
- * does not exist.
+ * Changes the VLAN settings of a port of `owner`. Throws {@link OvsdbNotFoundError} when it
+ * does not exist, {@link OvsdbOwnershipError} when it is another owner's.
  *
  * Equivalent to: `ovs-vsctl set port NAME tag=... trunks=... vlan_mode=...`
  */
@@ -274,11 +270,15 @@ export async function setPortVlan(
   client: OvsdbClient,
   name: string,
   settings: PortVlanSettings,
+  options: OvsOwnerOption,
 ): Promise<void> {
   check(InterfaceName, name, 'name');
   checkVlan(settings, 'settings');
-  const port = await readOwnedPort(client, name);
-  if (!port) throw new OvsdbNotFoundError('Port', name);
+  const owner = checkOwner(options.owner);
+  const [res] = await client.transact(where('Port', ['name', '==', name]).select('_uuid', 'external_ids'));
+  const port = selectedRows('Port', res)[0];
+  if (!port?._uuid) throw new OvsdbNotFoundError('Port', name);
+  assertOwned('Port', name, port.external_ids, owner);
   const row: RowInput<'Port'> = {
     ...(settings.tag !== undefined ? { tag: settings.tag } : {}),
     ...(settings.trunks !== undefined ? { trunks: settings.trunks } : {}),
@@ -286,24 +286,30 @@ export async function setPortVlan(
   };
   if (Object.keys(row).length === 0) return;
   await client.transact([
-    ...stillOwned('Port', port.uuid, port.externalIds),
-    ...where('Port', ['_uuid', '==', port.uuid]).update(row),
+    ...stillOwned('Port', port._uuid, owner),
+    ...where('Port', ['_uuid', '==', port._uuid]).update(row),
   ]);
 }
 
 /**
- * Deletes fabrik-owned ports (and their interfaces) in one transaction. Returns, per name,
- * whether it existed. Throws {@link OvsdbOwnershipError} (deleting nothing) if any is foreign.
+ * Deletes ports of `owner` (and their interfaces) in one transaction. Returns, per name, whether
+ * it existed. Throws {@link OvsdbOwnershipError} (deleting nothing) if any is another owner's.
  */
-export async function deletePorts(client: OvsdbClient, names: readonly string[]): Promise<boolean[]> {
+export async function deletePorts(
+  client: OvsdbClient,
+  names: readonly string[],
+  options: OvsOwnerOption,
+): Promise<boolean[]> {
   names.forEach((n, i) => check(InterfaceName, n, `names[${i}]`));
+  const owner = checkOwner(options.owner);
   if (names.length === 0) return [];
-  return deletePortsAttempt(client, names, 0);
+  return deletePortsAttempt(client, names, owner, 0);
 }
 
 async function deletePortsAttempt(
   client: OvsdbClient,
   names: readonly string[],
+  owner: string,
   attempt: number,
 ): Promise<boolean[]> {
   const read = await client.transact(
@@ -313,8 +319,8 @@ async function deletePortsAttempt(
   const found = names.map((n, i) => {
     const port = selectedRows('Port', read[i])[0];
     if (!port?._uuid) return false;
-    if (!isOwned(port.external_ids)) throw new OvsdbOwnershipError('Port', n);
-    ops.push(...stillOwned('Port', port._uuid, port.external_ids ?? {}));
+    assertOwned('Port', n, port.external_ids, owner);
+    ops.push(...stillOwned('Port', port._uuid, owner));
     ops.push(
       ...where('Bridge', ['ports', 'includes', [port._uuid]]).mutate(['ports', 'delete', [port._uuid]]),
     );
@@ -326,20 +332,24 @@ async function deletePortsAttempt(
   } catch (e) {
     // A port deleted by someone else between the read and the write fails its `wait`: read again.
     if (isOvsdbOperationError(e) && e.kind === 'timed-out' && attempt < 4)
-      return deletePortsAttempt(client, names, attempt + 1);
+      return deletePortsAttempt(client, names, owner, attempt + 1);
     throw e;
   }
   return found;
 }
 
 /**
- * Deletes a fabrik-owned port and its interface. Resolves false when it does not exist; throws
- * {@link OvsdbOwnershipError} for a port fabrik did not create.
+ * Deletes a port of `owner` and its interface. Resolves false when it does not exist; throws
+ * {@link OvsdbOwnershipError} for a port of another owner (or not fabrik's).
  *
  * Equivalent to: `ovs-vsctl --if-exists del-port NAME`
  */
-export async function deletePort(client: OvsdbClient, name: string): Promise<boolean> {
-  const [deleted] = await deletePorts(client, [name]);
+export async function deletePort(
+  client: OvsdbClient,
+  name: string,
+  options: OvsOwnerOption,
+): Promise<boolean> {
+  const [deleted] = await deletePorts(client, [name], options);
   return deleted!;
 }
 
