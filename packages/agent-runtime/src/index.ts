@@ -1,0 +1,44 @@
+export { ConfigError, InvalidInputError, isConfigError, isInvalidInputError, fieldPath } from './errors.js';
+export type { FieldIssue } from './errors.js';
+export { loadConfig, parseConfigText } from './config.js';
+export type { LoadConfigOptions } from './config.js';
+export { objectRef } from './intent.js';
+export type {
+  IntentObject,
+  IntentObjectMeta,
+  IntentSnapshot,
+  IntentSource,
+  NodeInfo,
+  SourceProblem,
+} from './intent.js';
+export {
+  createFileSource,
+  parseIntentDocuments,
+  formatIntentDocuments,
+  writeIntentFile,
+} from './file-source.js';
+export type { FileSourceOptions, ParseIntentOptions } from './file-source.js';
+export { createWorkQueue, backoffDelay, DEFAULT_BACKOFF } from './work-queue.js';
+export type { WorkQueue, WorkQueueOptions, WorkResult } from './work-queue.js';
+export { createStateStore } from './state-store.js';
+export type { StateStore, StateStoreOptions } from './state-store.js';
+export { createStatusFile, readStatusFile } from './status-file.js';
+export type { StatusSink, StatusFileOptions } from './status-file.js';
+export { writeFileAtomic, removeStaleTempFiles } from './atomic-file.js';
+export { createAgentMetrics, DURATION_BUCKETS } from './metrics.js';
+export type { AgentMetrics, AgentMetricsOptions } from './metrics.js';
+export { startEndpoints, parseListenAddress, runChecks } from './http.js';
+export type { Endpoints, EndpointsOptions, HealthCheck, Readiness } from './http.js';
+export { createLogger, DEFAULT_REDACT_PATHS, REDACTED } from './logger.js';
+export type { Logger, LoggerOptions } from './logger.js';
+export { startDaemon, runDaemon } from './daemon.js';
+export type {
+  Daemon,
+  DaemonOptions,
+  ReconcileOutcome,
+  ReconcileRequest,
+  ReconcileResult,
+  Trigger,
+} from './daemon.js';
+export { runAgentCli, EXIT } from './cli.js';
+export type { AgentCliSpec, AgentCommand, AgentCommandContext, AgentCommandName, CliIo } from './cli.js';
