@@ -8,6 +8,7 @@ import {
   type LabelSelectorRequirement,
   type Labels,
 } from './selector.js';
+import type { LabelSelector as ApiLabelSelector } from '@fabrik/api';
 import { isInvalidArgumentError } from './errors.js';
 
 const req = (key: string, operator: string, values?: string[]): LabelSelectorRequirement => ({
@@ -215,6 +216,20 @@ describe('matchesLabelSelector (cases of Kubernetes selector_test.go)', () => {
     expect(matchesLabelSelector(exprs(req('x', 'DoesNotExist')), undefined)).toBe(true);
     expect(matchesLabelSelector(exprs(req('x', 'Exists')), undefined)).toBe(false);
     expect(matchesLabelSelector({ matchLabels: { x: '' } }, undefined)).toBe(false);
+  });
+
+  it("takes @fabrik/api's LabelSelector (the nodeSelector of fabrik's kinds) as it is", () => {
+    const nodeSelector: ApiLabelSelector = {
+      matchLabels: { 'fabrik.dev/rack': 'r1' },
+      matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'DoesNotExist' }],
+    };
+    expect(matchesLabelSelector(nodeSelector, { 'fabrik.dev/rack': 'r1' })).toBe(true);
+    expect(
+      matchesLabelSelector(nodeSelector, {
+        'fabrik.dev/rack': 'r1',
+        'node-role.kubernetes.io/control-plane': '',
+      }),
+    ).toBe(false);
   });
 
   it('does not mistake inherited properties for labels', () => {
