@@ -117,6 +117,23 @@ describe('startInformer', () => {
     await expect.poll(() => informer.get('gone-3')?.spec?.size).toBe(8);
   });
 
+  it('100 concurrent writes with a compaction in the middle: the cache ends equal to the server', async () => {
+    const { informer } = widgetInformer('churn');
+    await informer.waitForSync();
+    const names = Array.from({ length: 50 }, (_, i) => `churn-${i}`);
+    await Promise.all(
+      names.map((n, i) => cluster.widgets.create(widget(n, { test: 'churn' }, { size: i % 10 }))),
+    );
+    cluster.server.compact();
+    await Promise.all([
+      ...names.filter((_, i) => i % 2 === 0).map((n) => cluster.widgets.delete(n)),
+      ...names.filter((_, i) => i % 2 === 1).map((n) => cluster.widgets.patch(n, { spec: { size: 10 } })),
+    ]);
+    const expected = await serverState('churn');
+    expect(Object.keys(expected)).toHaveLength(25);
+    await expect.poll(() => cacheState(informer)).toEqual(expected);
+  });
+
   it('survives a server restart: what was written meanwhile is seen after (reconnect time logged)', async () => {
     await cluster.widgets.create(widget('restart-1', { test: 'restart' }, { size: 1 }));
     const { informer } = widgetInformer('restart');
