@@ -9,11 +9,15 @@ export const AbsolutePath = z
   .max(4096)
   .regex(/^\/[^\0]*$/, 'must be an absolute path');
 
-/** `host:port` or `:port` (every address) to listen on; port 0 picks a free port. */
+const PORT = '([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
+
+/** `host:port`, `[v6]:port` or `:port` (every address) to listen on; port 0 picks a free port. */
 export const ListenAddress = z
   .string()
-  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]*):[0-9]{1,5}$/, 'must be host:port, [v6]:port or :port')
-  .refine((a) => Number(a.slice(a.lastIndexOf(':') + 1)) <= 65535, 'the port must be 0-65535');
+  .regex(
+    new RegExp(`^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]*):${PORT}$`),
+    'must be host:port, [v6]:port or :port (port 0-65535)',
+  );
 
 /** Where the agent reads its VRF and Layer2Network objects. */
 export const IntentSource = z.discriminatedUnion('kind', [

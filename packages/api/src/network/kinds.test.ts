@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { API_VERSION } from './group.js';
-import { parseIpPool } from './ip-pool.js';
+import { IP_POOL_RESOURCE, parseIpPool } from './ip-pool.js';
+import { openApiSchemaOf } from '../crd/custom-resource-definition.js';
+import { admissionErrors } from '../../test/admission.js';
+import { LabelSelector } from '../kube/meta.js';
 import { parseLayer2Network } from './layer2-network.js';
 import { nodeNetworkStatusSectionPatch, parseNodeNetworkStatus } from './node-network-status.js';
 import { parseVrf } from './vrf.js';
@@ -74,5 +77,31 @@ describe('network kinds', () => {
         status: { netns: next },
       }).ok,
     ).toBe(true);
+  });
+  it("refuses a change of an IPPool's subnetInfo on update (a CEL transition rule), not other changes", () => {
+    const pool = {
+      apiVersion: API_VERSION,
+      kind: 'IPPool',
+      metadata: { name: 'p' },
+      spec: { ipRanges: [{ cidr: '10.1.0.0/25' }], subnetInfo: { gateway: '10.1.0.1', prefixLength: 24 } },
+    };
+    const schema = openApiSchemaOf(IP_POOL_RESOURCE);
+    const grown = { ...pool, spec: { ...pool.spec, ipRanges: [{ cidr: '10.1.0.0/24' }] } };
+    expect(admissionErrors(schema, grown, pool)).toEqual([]);
+    const moved = { ...pool, spec: { ...pool.spec, subnetInfo: { gateway: '10.1.0.1', prefixLength: 23 } } };
+    expect(admissionErrors(schema, moved, pool)).toEqual([
+      { path: 'spec.subnetInfo', message: 'is immutable (addresses are allocated from it)' },
+    ]);
+  });
+  it('validates label selectors as Kubernetes does', () => {
+    const ok = (s: unknown) => LabelSelector.safeParse(s).success;
+    expect(ok({})).toBe(true);
+    expect(ok({ matchLabels: { 'fabrik.dev/zone': 'a', 'kubernetes.io/hostname': '' } })).toBe(true);
+    expect(ok({ matchLabels: { ['a'.repeat(64)]: 'x' } })).toBe(false);
+    expect(ok({ matchLabels: { zone: 'a b' } })).toBe(false);
+    expect(ok({ matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] })).toBe(true);
+    expect(ok({ matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] })).toBe(true);
+    expect(ok({ matchExpressions: [{ key: 'zone', operator: 'NotIn', values: [] }] })).toBe(false);
+    expect(ok({ matchExpressions: [{ key: 'zone', operator: 'Gt', values: ['1'] }] })).toBe(false);
   });
 });
