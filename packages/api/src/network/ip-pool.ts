@@ -101,10 +101,10 @@ export const IpPoolSpec = withRules(
       cel: [
         "(self.subnetInfo.gateway.contains(':') ? 128 : 32) < self.subnetInfo.prefixLength ||",
         'self.ipRanges.all(r, has(r.cidr)',
-        "? cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsCIDR(r.cidr)",
+        "? cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).masked().containsCIDR(r.cidr)",
         ": !has(r.start) || !has(r.end) || r.start.contains(':') != r.end.contains(':')",
-        "|| (cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsIP(r.start)",
-        "&& cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).containsIP(r.end)))",
+        "|| (cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).masked().containsIP(r.start)",
+        "&& cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).masked().containsIP(r.end)))",
       ].join(' '),
     },
   ],
