@@ -168,17 +168,17 @@ function convert(node: JsonSchema, path: string): JsonSchema {
   return out;
 }
 
-/** Map keys constrained by zod (z.record(KeySchema, ...)): OpenAPI has no propertyNames, CEL says it. */
+/**
+ * Map keys constrained by zod (z.record(KeySchema, ...)): OpenAPI has no propertyNames, so their
+ * length limits become CEL. Key patterns do not: the API server knows no length of a map key, so
+ * it would estimate `matches` on every key as a regular expression over a request-sized string
+ * and refuse the CRD as too expensive. Key patterns stay zod's (docs/api.md lists them).
+ */
 function keyRules(keys: JsonSchema, path: string): JsonSchema[] {
   const rules: JsonSchema[] = [];
   for (const [key, value] of Object.entries(keys)) {
-    if (key === 'type' && value === 'string') continue;
-    if (key === 'pattern') {
-      rules.push({
-        rule: `self.all(k, k.matches(${celString(value as string)}))`,
-        message: `every key must match ${value as string}`,
-      });
-    } else if (key === 'maxLength') {
+    if ((key === 'type' && value === 'string') || key === 'pattern') continue;
+    if (key === 'maxLength') {
       rules.push({
         rule: `self.all(k, size(k) <= ${value as number})`,
         message: `keys must be at most ${value as number} characters`,
@@ -195,16 +195,14 @@ function keyRules(keys: JsonSchema, path: string): JsonSchema[] {
   return rules;
 }
 
-function celString(s: string): string {
-  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
 function convertUnion(node: JsonSchema, junctor: 'anyOf' | 'oneOf', path: string): JsonSchema {
   const own = Object.fromEntries(
     Object.entries(node).filter(([k]) => k !== junctor && !IGNORED.includes(k as never)),
   );
+  // Value validations beside the union (zod metadata: a maxLength that bounds the API server's
+  // estimate of CEL cost) apply to every branch: they stay on the merged schema.
   for (const key of Object.keys(own)) {
-    if (!isAnnotation(key) && !KUBERNETES_EXTENSIONS.includes(key as never)) {
+    if (!isAnnotation(key) && !VALUE_VALIDATIONS.includes(key as never)) {
       throw new StructuralSchemaError(path, `unsupported keyword ${key} beside ${junctor}`);
     }
   }

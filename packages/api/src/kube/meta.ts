@@ -36,6 +36,21 @@ export const LabelValue = z
     'must be empty or A-Z a-z 0-9 - _ . starting and ending alphanumeric (at most 63)',
   );
 
+/**
+ * A map with at most `max` entries. The API server needs the bound (maxProperties) to estimate the
+ * cost of CEL rules over the map's keys; zod checks the same bound.
+ */
+export function boundedRecord<K extends z.core.$ZodRecordKey, V extends z.ZodType>(
+  key: K,
+  value: V,
+  max: number,
+) {
+  return z
+    .record(key, value)
+    .refine((r) => Object.keys(r).length <= max, `must have at most ${max} entries`)
+    .meta({ maxProperties: max });
+}
+
 /** An RFC 3339 time as the API server writes it (`2026-11-30T04:20:00Z`). */
 export const Timestamp = z.iso.datetime({ offset: true });
 
@@ -63,7 +78,7 @@ export const LabelSelectorRequirement = withRules(
     .object({
       key: LabelKey,
       operator: z.enum(LABEL_SELECTOR_OPERATORS),
-      values: z.array(LabelValue).optional(),
+      values: z.array(LabelValue).max(64).optional(),
     })
     .strict(),
   [
@@ -90,7 +105,7 @@ export type LabelSelectorRequirement = z.infer<typeof LabelSelectorRequirement>;
  */
 export const LabelSelector = z
   .object({
-    matchLabels: z.record(LabelKey, LabelValue).optional(),
+    matchLabels: boundedRecord(LabelKey, LabelValue, 64).optional(),
     matchExpressions: z.array(LabelSelectorRequirement).max(64).optional(),
   })
   .strict();

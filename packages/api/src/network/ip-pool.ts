@@ -1,10 +1,18 @@
 import { z } from 'zod';
-import { InterfaceName, IpAddress, VlanId } from '../primitives.js';
+import { InterfaceName, VlanId } from '../primitives.js';
 import { ObjectName, objectMeta } from '../kube/meta.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
-import { NetworkCidr, ipFamily, ipToBigInt, maxPrefixLength, networkContains, prefixLength } from './ip.js';
+import {
+  KubeIpAddress,
+  NetworkCidr,
+  ipFamily,
+  ipToBigInt,
+  maxPrefixLength,
+  networkContains,
+  prefixLength,
+} from './ip.js';
 import { objectNameOf } from './vrf.js';
 
 // Antrea's IPPool (crd.antrea.io/v1beta1) field for field, so its users feel at home.
@@ -16,8 +24,8 @@ export const IpRange = withRules(
       cidr: NetworkCidr.optional().describe(
         'Every address of this network (without its network and broadcast address).',
       ),
-      start: IpAddress.optional().describe('First address of the range.'),
-      end: IpAddress.optional().describe('Last address of the range (inclusive).'),
+      start: KubeIpAddress.optional().describe('First address of the range.'),
+      end: KubeIpAddress.optional().describe('Last address of the range (inclusive).'),
     })
     .strict(),
   [
@@ -53,7 +61,7 @@ export type IpRange = z.infer<typeof IpRange>;
 export const SubnetInfo = withRules(
   z
     .object({
-      gateway: IpAddress.describe('The default gateway of the subnet; never allocated.'),
+      gateway: KubeIpAddress.describe('The default gateway of the subnet; never allocated.'),
       prefixLength: z.number().int().min(1).max(128).describe('The prefix length of the subnet.'),
       vlan: VlanId.optional().describe('The VLAN of the subnet, used by fabrik-ovs when the NAD sets none.'),
     })
@@ -125,7 +133,7 @@ export type PodOwner = z.infer<typeof PodOwner>;
 /** One address of the pool in use. */
 export const IpAddressState = z
   .object({
-    ipAddress: IpAddress,
+    ipAddress: KubeIpAddress,
     phase: z.enum(['Allocated', 'Reserved']),
     owner: z.object({ pod: PodOwner.optional() }).strict(),
   })

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Conditions, ObjectName, Timestamp, objectMeta } from '../kube/meta.js';
+import { Conditions, ObjectName, Timestamp, boundedRecord, objectMeta } from '../kube/meta.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
 import { objectNameOf } from './vrf.js';
@@ -30,7 +30,7 @@ export const ObjectError = z
 export type ObjectError = z.infer<typeof ObjectError>;
 
 /** `generation` of each applied object, by object name. */
-const Generations = z.record(ObjectName, z.number().int().min(0));
+const Generations = boundedRecord(ObjectName, z.number().int().min(0), 4096);
 
 /** One agent's report about its node. */
 export const NodeNetworkStatusSection = z
@@ -63,8 +63,14 @@ export const NodeNetworkStatusSection = z
       .strict()
       .optional()
       .describe('Summary of FRR (agent-netns only).'),
-    ownedObjects: z
-      .record(z.string().regex(/^[a-z][A-Za-z0-9]*$/, 'must be a camelCase kind'), z.number().int().min(0))
+    ownedObjects: boundedRecord(
+      z
+        .string()
+        .max(63)
+        .regex(/^[a-z][A-Za-z0-9]*$/, 'must be a camelCase kind'),
+      z.number().int().min(0),
+      64,
+    )
       .optional()
       .describe(
         'Objects the agent created and owns, counted by kind (vrf, bridge, vxlan, vlan, ovsBridge, ovsPort).',

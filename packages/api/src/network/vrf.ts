@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { Conditions, LabelSelector, objectMeta } from '../kube/meta.js';
-import { IpAddress } from '../primitives.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
 import { RouteTarget } from '../routing-intent/schema.js';
-import { NetworkCidr, ipFamily, maxPrefixLength, prefixLength } from './ip.js';
+import { KubeIpAddress, NetworkCidr, ipFamily, maxPrefixLength, prefixLength } from './ip.js';
 
 /**
  * The name of a VRF object, which is also the name of the VRF device on every node: a DNS label
@@ -111,7 +110,7 @@ export const VrfStaticRoute = withRules(
   z
     .object({
       prefix: NetworkCidr.describe('The destination.'),
-      nextHop: IpAddress.describe('The gateway, of the same address family as prefix.'),
+      nextHop: KubeIpAddress.describe('The gateway, of the same address family as prefix.'),
     })
     .strict(),
   [
