@@ -138,6 +138,11 @@ describe('generated CRDs', () => {
       }
     }
   });
+  it('bound every string, list and map a CEL rule reads (the API server refuses rules it estimates too expensive)', () => {
+    for (const crd of crds) {
+      expect(unboundedCelInputs(crd.spec.versions[0]!.schema.openAPIV3Schema, crd.metadata.name)).toEqual([]);
+    }
+  });
   it('have the names, scope, short names and status subresource of their kind', () => {
     const vrf = crds.find((c) => c.metadata.name === 'vrfs.network.fabrik.dev');
     expect(vrf?.spec.names).toMatchObject({ kind: 'VRF', shortNames: ['vrf'], categories: ['fabrik'] });
@@ -195,6 +200,41 @@ function structuralProblems(node: JsonSchema, path: string, inJunctor = false): 
     branches.forEach((b, i) => problems.push(...structuralProblems(b, `${path}.${j}[${i}]`, true)));
   }
   return problems;
+}
+
+/**
+ * The nodes a CEL rule reads without a bound: the rule's own node and every property it names
+ * (`self.spec.importVrfs` reads spec and importVrfs), with list items and map values.
+ */
+function unboundedCelInputs(node: JsonSchema, path: string): string[] {
+  const found: string[] = [];
+  const unbounded = (n: JsonSchema) =>
+    (n.type === 'string' && n.maxLength === undefined && n.enum === undefined) ||
+    (n.type === 'array' && n.maxItems === undefined) ||
+    (n.type === 'object' && n.additionalProperties !== undefined && n.maxProperties === undefined);
+  const rules = (node['x-kubernetes-validations'] as { rule: string }[] | undefined) ?? [];
+  for (const { rule } of rules) {
+    const named = new Set([...rule.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)\b(?!\()/g)].map((m) => m[1]));
+    const visit = (n: JsonSchema, at: string, depth: number) => {
+      if (unbounded(n)) found.push(`${at}: read by ${rule}`);
+      if (depth > 4) return;
+      for (const [name, child] of Object.entries((n.properties as Record<string, JsonSchema>) ?? {})) {
+        if (named.has(name)) visit(child, `${at}.${name}`, depth + 1);
+      }
+      if (n.items) visit(n.items as JsonSchema, `${at}[]`, depth + 1);
+      if (typeof n.additionalProperties === 'object')
+        visit(n.additionalProperties as JsonSchema, `${at}{}`, depth + 1);
+    };
+    visit(node, path, 0);
+  }
+  for (const [name, child] of Object.entries((node.properties as Record<string, JsonSchema>) ?? {})) {
+    found.push(...unboundedCelInputs(child, `${path}.${name}`));
+  }
+  if (node.items) found.push(...unboundedCelInputs(node.items as JsonSchema, `${path}[]`));
+  if (typeof node.additionalProperties === 'object') {
+    found.push(...unboundedCelInputs(node.additionalProperties as JsonSchema, `${path}{}`));
+  }
+  return found;
 }
 
 function patternsOf(value: unknown): string[] {

@@ -1,4 +1,4 @@
-import { Cidr, IpAddress } from '../primitives.js';
+import { Cidr, InterfaceAddress, IpAddress } from '../primitives.js';
 import { withRules } from '../rules.js';
 
 // Address arithmetic for the rules of the network kinds (zod side; the CRDs say the same in CEL).
@@ -52,6 +52,9 @@ const MAX_ADDRESS_TEXT = 45;
  * estimate of the CEL rules over it small.
  */
 export const KubeIpAddress = IpAddress.meta({ maxLength: MAX_ADDRESS_TEXT });
+
+/** An address with prefix length in a fabrik object (maxLength as for addresses). */
+export const KubeInterfaceAddress = InterfaceAddress.meta({ maxLength: MAX_ADDRESS_TEXT + 4 });
 
 /**
  * A network CIDR in a fabrik object. zod's {@link Cidr} already refuses host bits; the CEL rule

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Conditions, LabelSelector, ObjectName, objectMeta } from '../kube/meta.js';
-import { InterfaceAddress, MacAddress, VlanId, Vni } from '../primitives.js';
+import { MacAddress, VlanId, Vni } from '../primitives.js';
+import { KubeInterfaceAddress } from './ip.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
@@ -25,13 +26,15 @@ export const Layer2NetworkSpec = withRules(
       vrf: VrfObjectName.optional().describe("The VRF object the network joins; absent: the node's hbr VRF."),
       routeTarget: KubeRouteTarget.optional().describe('Import and export route target; default: ASN:VNI.'),
       anycastGateways: z
-        .array(InterfaceAddress)
+        .array(KubeInterfaceAddress)
         .max(16)
         .refine((l) => new Set(l).size === l.length, 'each gateway may appear once')
         .meta({ 'x-kubernetes-list-type': 'set' })
         .optional()
         .describe('Gateway addresses with prefix length (10.1.0.1/24) on the bridge of every node.'),
-      anycastMac: MacAddress.optional().describe('The MAC of the anycast gateways; default: the bridge MAC.'),
+      anycastMac: MacAddress.meta({ maxLength: 17 })
+        .optional()
+        .describe('The MAC of the anycast gateways; default: the bridge MAC.'),
       neighSuppression: z
         .boolean()
         .default(true)
