@@ -72,7 +72,52 @@ const FORMATS: Readonly<Record<string, string | undefined>> = {
 
 /** Converts `schema` (z.toJSONSchema output, draft 2020-12) to a structural schema. Throws {@link StructuralSchemaError}. */
 export function toStructuralSchema(schema: JsonSchema): JsonSchema {
-  return convert(schema, '');
+  return ordered(convert(schema, ''));
+}
+
+/** The order keys are written in: what a node is, then its constraints, then its children and rules. */
+const KEY_ORDER = [
+  'description',
+  'type',
+  'format',
+  'default',
+  'nullable',
+  'enum',
+  ...VALUE_VALIDATIONS.filter(
+    (k) => !['format', 'enum', 'required', 'not', 'anyOf', 'oneOf', 'allOf'].includes(k),
+  ),
+  'properties',
+  'required',
+  'items',
+  'additionalProperties',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+];
+
+/** `node` with its keys in {@link KEY_ORDER} (Kubernetes extensions last), recursively: stable, readable YAML. */
+function ordered(node: JsonSchema): JsonSchema {
+  const rank = (k: string) => (KEY_ORDER.includes(k) ? KEY_ORDER.indexOf(k) : KEY_ORDER.length);
+  const out: JsonSchema = {};
+  for (const key of Object.keys(node).sort((a, b) => rank(a) - rank(b))) {
+    const value = node[key];
+    if (key === 'properties' || (key === 'additionalProperties' && typeof value === 'object')) {
+      out[key] =
+        key === 'properties'
+          ? Object.fromEntries(
+              Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, ordered(v)]),
+            )
+          : ordered(value as JsonSchema);
+    } else if (key === 'items' || key === 'not') {
+      out[key] = ordered(value as JsonSchema);
+    } else if (key === 'anyOf' || key === 'oneOf' || key === 'allOf') {
+      out[key] = (value as JsonSchema[]).map(ordered);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
 }
 
 function convert(node: JsonSchema, path: string): JsonSchema {
@@ -231,6 +276,9 @@ function convertUnion(node: JsonSchema, junctor: 'anyOf' | 'oneOf', path: string
   const type = types[0];
   if (type === 'object') return mergeObjectBranches(branches, junctor, extra, path);
   if (type === 'array') throw new StructuralSchemaError(path, 'a union of arrays is not supported');
+  if (branches.some((b) => b['x-kubernetes-validations'] !== undefined)) {
+    throw new StructuralSchemaError(path, 'CEL rules on one branch of a union are not supported');
+  }
   const inner = branches.map(valueValidations);
   // A branch without constraints accepts every value of the type: the union constrains nothing.
   if (inner.some((b) => Object.keys(b).length === 0)) {
