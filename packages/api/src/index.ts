@@ -23,6 +23,8 @@ export {
   LabelValue,
   Timestamp,
   objectMeta,
+  objectNameOf,
+  boundedRecord,
   LABEL_SELECTOR_OPERATORS,
   LabelSelectorRequirement,
   LabelSelector,
@@ -34,7 +36,6 @@ export { GROUP, VERSION, API_VERSION } from './network/group.js';
 export type { PrinterColumn, ResourceKind } from './network/group.js';
 export {
   VrfObjectName,
-  KubeRouteTarget,
   VrfPrefixRule,
   VrfStaticRoute,
   VrfSpec,
@@ -83,6 +84,7 @@ export {
   NETWORK_ATTACHMENT_DEFINITION_RESOURCE,
   parseNetworkAttachmentDefinition,
 } from './network/network-attachment-definition.js';
+export { KubeIpAddress, KubeInterfaceAddress, KubeRouteTarget, NetworkCidr } from './network/fields.js';
 export { RESOURCE_KINDS } from './network/resources.js';
 export { checkIntentConflicts } from './network/conflicts.js';
 export type {

@@ -143,3 +143,9 @@ export const Conditions = z
     'each condition type may appear once',
   )
   .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
+
+/** `metadata.name` of an unvalidated object, for error messages; `(unnamed)` when it has none. */
+export function objectNameOf(input: unknown): string {
+  const name = (input as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+  return typeof name === 'string' && name.length <= 253 ? name : '(unnamed)';
+}

@@ -1,19 +1,11 @@
 import { z } from 'zod';
 import { InterfaceName, VlanId } from '../primitives.js';
-import { ObjectName, objectMeta } from '../kube/meta.js';
+import { ObjectName, objectMeta, objectNameOf } from '../kube/meta.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
-import {
-  KubeIpAddress,
-  NetworkCidr,
-  ipFamily,
-  ipToBigInt,
-  maxPrefixLength,
-  networkContains,
-  prefixLength,
-} from './ip.js';
-import { objectNameOf } from './vrf.js';
+import { KubeIpAddress, NetworkCidr } from './fields.js';
+import { ipFamily, ipToBigInt, maxPrefixLength, networkContains, prefixLength } from './ip.js';
 
 // Antrea's IPPool (crd.antrea.io/v1beta1) field for field, so its users feel at home.
 

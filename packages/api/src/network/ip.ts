@@ -1,6 +1,3 @@
-import { Cidr, InterfaceAddress, IpAddress } from '../primitives.js';
-import { withRules } from '../rules.js';
-
 // Address arithmetic for the rules of the network kinds (zod side; the CRDs say the same in CEL).
 // Inputs are already validated addresses and CIDRs.
 
@@ -39,30 +36,3 @@ export function networkContains(base: string, length: number, address: string): 
   const hostBits = bits - BigInt(length);
   return ipToBigInt(base) >> hostBits === ipToBigInt(address) >> hostBits;
 }
-
-/**
- * The longest text of an address zod accepts: IPv6 with an embedded IPv4 part
- * (`1111:2222:3333:4444:5555:6666:255.255.255.255`).
- */
-const MAX_ADDRESS_TEXT = 45;
-
-/**
- * An address in a fabrik object. Its maxLength (implied by the address syntax, so zod needs no
- * check of its own) tells the API server how long the string can be, which keeps its cost
- * estimate of the CEL rules over it small.
- */
-export const KubeIpAddress = IpAddress.meta({ maxLength: MAX_ADDRESS_TEXT });
-
-/** An address with prefix length in a fabrik object (maxLength as for addresses). */
-export const KubeInterfaceAddress = InterfaceAddress.meta({ maxLength: MAX_ADDRESS_TEXT + 4 });
-
-/**
- * A network CIDR in a fabrik object. zod's {@link Cidr} already refuses host bits; the CEL rule
- * says the same to the API server (a JSON schema pattern cannot). maxLength as for addresses.
- */
-export const NetworkCidr = withRules(Cidr, [
-  {
-    message: 'has host bits set (use the network address)',
-    cel: 'cidr(self).ip() == cidr(self).masked().ip()',
-  },
-]).meta({ maxLength: MAX_ADDRESS_TEXT + 4 });

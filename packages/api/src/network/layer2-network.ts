@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { Conditions, LabelSelector, ObjectName, objectMeta } from '../kube/meta.js';
+import { Conditions, LabelSelector, ObjectName, objectMeta, objectNameOf } from '../kube/meta.js';
 import { MacAddress, VlanId, Vni } from '../primitives.js';
-import { KubeInterfaceAddress } from './ip.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
-import { KubeRouteTarget, VrfObjectName, objectNameOf } from './vrf.js';
+import { VrfObjectName } from './vrf.js';
+import { KubeInterfaceAddress, KubeRouteTarget } from './fields.js';
 
 /** The MTU a Layer2Network gets when it names none. */
 export const DEFAULT_LAYER2_MTU = 1500;

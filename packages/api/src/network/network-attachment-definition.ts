@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { ObjectName, objectMeta } from '../kube/meta.js';
+import { ObjectName, objectMeta, objectNameOf } from '../kube/meta.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import type { ResourceKind } from './group.js';
-import { objectNameOf } from './vrf.js';
 
 // The NetworkAttachmentDefinition of the Kubernetes Network Plumbing WG (Multus): not fabrik's
 // kind, but the lab and the tests create them, so its CRD is generated here too.

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { Conditions, ObjectName, Timestamp, boundedRecord, objectMeta } from '../kube/meta.js';
+import { Conditions, ObjectName, Timestamp, boundedRecord, objectMeta, objectNameOf } from '../kube/meta.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
-import { objectNameOf } from './vrf.js';
 
 /**
  * Where a node's configuration stands, per agent:

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { Conditions, LabelSelector, objectMeta } from '../kube/meta.js';
+import { Conditions, LabelSelector, objectMeta, objectNameOf } from '../kube/meta.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
-import { RouteTarget } from '../routing-intent/schema.js';
-import { KubeIpAddress, NetworkCidr, ipFamily, maxPrefixLength, prefixLength } from './ip.js';
+import { KubeIpAddress, KubeRouteTarget, NetworkCidr } from './fields.js';
+import { ipFamily, maxPrefixLength, prefixLength } from './ip.js';
 
 /**
  * The name of a VRF object, which is also the name of the VRF device on every node: a DNS label
@@ -19,15 +19,6 @@ export const VrfObjectName = z
     'must be lower case letters, digits and "-", starting and ending with a letter or digit',
   )
   .refine((n) => n !== 'default', 'must not be "default" (FRR\'s name for the default VRF)');
-
-/**
- * A route target of a VRF or Layer2Network: the routing intent's rule, plus its shape as a
- * pattern so that the CRD checks it too (the value ranges are checked by zod only).
- */
-export const KubeRouteTarget = RouteTarget.regex(
-  /^([0-9]+|[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+):[0-9]+$/,
-  'must be ASN:NN or A.B.C.D:NN (for example 65000:1001)',
-);
 
 /** One entry of a VRF's import or export prefix list (an FRR prefix-list line). */
 export const VrfPrefixRule = withRules(
@@ -216,10 +207,4 @@ export const VRF_RESOURCE: ResourceKind = {
 /** Validates a VRF object (parsed YAML/JSON) and applies defaults; errors name the field (`spec.vni`). */
 export function parseVrf(input: unknown): ParseResult<Vrf> {
   return parseWith(Vrf, (i) => `VRF ${objectNameOf(i)}`, input);
-}
-
-/** `metadata.name` of an unvalidated object, for error messages; `(unnamed)` when it has none. */
-export function objectNameOf(input: unknown): string {
-  const name = (input as { metadata?: { name?: unknown } } | null)?.metadata?.name;
-  return typeof name === 'string' && name.length <= 253 ? name : '(unnamed)';
 }
