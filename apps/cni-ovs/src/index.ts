@@ -5,7 +5,7 @@ export { loadNetConf, DEFAULT_CACHE_DIR, DEFAULT_OVSDB_SOCKET } from './config.j
 export type { NetConf } from './config.js';
 export { AGENT_HOST_CONFIG_ENV, resolveBridge } from './default-bridge.js';
 export { hostVethName, HOST_VETH_PREFIX } from './names.js';
-export { PortIds, OWNER, vlanSettings } from './ovs.js';
+export { vlanSettings } from './ovs.js';
 export type { OvsSession, AttachedPort, VlanSettings, OpenOvs } from './ovs.js';
 export { PluginErrorCode } from './codes.js';
 export { installPlugin } from './install.js';

@@ -14,7 +14,8 @@ import {
 } from '@fabrik/netcore/ovsdb';
 import type { NetConf } from './config.js';
 import { PluginErrorCode } from './codes.js';
-import { OWNER, PortIds, type AttachedPort, type OvsSession } from './ovs.js';
+import { CNI_OVS_OWNER, PortIds } from '@fabrik/api';
+import type { AttachedPort, OvsSession } from './ovs.js';
 import { CniError, CniErrorCode } from './skel/index.js';
 
 /**
@@ -33,7 +34,7 @@ export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
         addPort(client, {
           bridge,
           name,
-          owner: OWNER,
+          owner: CNI_OVS_OWNER,
           ...(vlan.tag !== undefined ? { tag: vlan.tag } : {}),
           ...(vlan.trunks !== undefined ? { trunks: [...vlan.trunks] } : {}),
           ...(vlan.vlanMode !== undefined ? { vlanMode: vlan.vlanMode } : {}),
@@ -61,10 +62,10 @@ export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
         throw e;
       }
     },
-    deletePort: (name) => call(() => deletePort(client, name, { owner: OWNER })),
+    deletePort: (name) => call(() => deletePort(client, name, { owner: CNI_OVS_OWNER })),
     findPorts: async (network) => {
       const ports = await call(() =>
-        findPorts(client, { [PortIds.owner]: OWNER, [PortIds.network]: network }),
+        findPorts(client, { [PortIds.owner]: CNI_OVS_OWNER, [PortIds.network]: network }),
       );
       return ports.map((p): AttachedPort => ({
         name: p.name,

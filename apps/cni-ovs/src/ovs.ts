@@ -3,20 +3,6 @@ import type { NetConf } from './config.js';
 // The Open vSwitch operations the plugin needs, behind one interface so the commands read as the
 // CNI steps they are. The implementation (ovs-session.ts) is the netcore OVSDB client.
 
-/** external_ids keys on the Port rows this plugin creates. */
-export const PortIds = {
-  owner: 'fabrik-owner',
-  network: 'fabrik-cni-network',
-  containerId: 'fabrik-cni-container-id',
-  ifname: 'fabrik-cni-ifname',
-  netns: 'fabrik-cni-netns',
-  podName: 'k8s-pod-name',
-  podNamespace: 'k8s-pod-namespace',
-} as const;
-
-/** Value of `fabrik-owner` on every row this plugin creates. */
-export const OWNER = 'cni-ovs';
-
 export interface VlanSettings {
   readonly tag?: number;
   readonly trunks?: readonly number[];

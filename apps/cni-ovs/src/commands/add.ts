@@ -3,7 +3,8 @@ import { resolveBridge } from '../default-bridge.js';
 import { execIpam, ipamCallOf, type IpamCall } from '../ipam.js';
 import { removeAttachment, writeAttachment } from '../cache.js';
 import { hostVethAlias, hostVethName, randomMac } from '../names.js';
-import { PortIds, vlanSettings } from '../ovs.js';
+import { PortIds } from '@fabrik/api';
+import { vlanSettings } from '../ovs.js';
 import {
   assertNetnsExists,
   configurePodInterface,
