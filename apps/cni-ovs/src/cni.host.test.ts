@@ -11,7 +11,9 @@ import {
   execPlugin,
   hostVeths,
   leasedIps,
+  sandboxSettings,
   writeConflist,
+  writeNodeSettings,
   type ExecResult,
   type PluginSandbox,
 } from '../test/harness.js';
@@ -28,6 +30,7 @@ beforeAll(async () => {
   sb = await createPluginSandbox();
   ovs = await startOvs();
   await ovs.addBridge(bridge);
+  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
 }, 660_000);
 
 afterAll(async () => {
@@ -49,10 +52,6 @@ function netConf(name: string, extra: Record<string, unknown> = {}): Record<stri
     bridge,
     vlan: 100,
     mtu: 1400,
-    ovsdbSocket: ovs.endpoint,
-    // Generous: other test files run their own vswitchd on this (2-core) machine at the same time.
-    ofportTimeoutMs: 30_000,
-    cacheDir: sb.cacheDir,
     ipam: {
       type: 'host-local',
       subnet: '10.99.0.0/24',
@@ -279,21 +278,28 @@ describe('port settings, overrides, default bridge', () => {
     const { bridge: _b, ...noBridge } = netConf(net);
     const conf = { cniVersion: '1.0.0', ...noBridge };
     const ns = await netns();
+    const settings = await writeNodeSettings(
+      sb,
+      { ...sandboxSettings(sb, ovs.endpoint), agentHostConfig: agentConfig },
+      join(sb.dir, 'with-agent-config.yaml'),
+    );
     const opts = {
       containerId: uniqueName('c'),
       netns: ns.path,
       ifname: 'net1',
-      env: { FABRIK_AGENT_HOST_CONFIG: agentConfig },
+      env: { FABRIK_CNI_CONFIG: settings },
     };
     const add = await execPlugin(sb, 'ADD', conf, opts);
     expect(add.code, JSON.stringify(add.out)).toBe(0);
     expect((await ovs.vsctl('port-to-br', hostVethName(opts.containerId, 'net1'))).trim()).toBe(bridge);
     expect((await execPlugin(sb, 'DEL', conf, opts)).code).toBe(0);
     // Without either, ADD names the missing field.
-    const missing = await execPlugin(sb, 'ADD', conf, {
-      ...opts,
-      env: { FABRIK_AGENT_HOST_CONFIG: join(sb.dir, 'nope.yaml') },
-    });
+    const noAgentConfig = await writeNodeSettings(
+      sb,
+      { ...sandboxSettings(sb, ovs.endpoint), agentHostConfig: join(sb.dir, 'nope.yaml') },
+      join(sb.dir, 'without-agent-config.yaml'),
+    );
+    const missing = await execPlugin(sb, 'ADD', conf, { ...opts, env: { FABRIK_CNI_CONFIG: noAgentConfig } });
     expect(missing.out).toMatchObject({ code: 7 });
     expect(String(missing.out?.['msg'])).toContain('bridge');
   });
@@ -326,7 +332,12 @@ describe('DEL while OVSDB is down', () => {
     const opts = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1' };
     expect((await execPlugin(sb, 'ADD', conf, opts)).code).toBe(0);
     const hostIf = hostVethName(opts.containerId, 'net1');
-    const del = await execPlugin(sb, 'DEL', { ...conf, ovsdbSocket: `unix:${sb.dir}/gone.sock` }, opts);
+    const ovsdbGone = await writeNodeSettings(
+      sb,
+      { ...sandboxSettings(sb, ovs.endpoint), ovsdbSocket: `unix:${sb.dir}/gone.sock` },
+      join(sb.dir, 'ovsdb-gone.yaml'),
+    );
+    const del = await execPlugin(sb, 'DEL', conf, { ...opts, env: { FABRIK_CNI_CONFIG: ovsdbGone } });
     expect(del.code, JSON.stringify(del.out)).toBe(0);
     expect(await hostVeths()).not.toContain(hostIf);
     expect(await leasedIps(sb, net)).toEqual([]);
@@ -384,9 +395,14 @@ describe('GC and STATUS', () => {
     expect((await execPlugin(sb, 'STATUS', { ...conf, bridge: 'br-missing' })).out).toMatchObject({
       code: 50,
     });
-    expect(
-      (await execPlugin(sb, 'STATUS', { ...conf, ovsdbSocket: `unix:${sb.dir}/no.sock` })).out,
-    ).toMatchObject({ code: 50 });
+    const noOvsdb = await writeNodeSettings(
+      sb,
+      { ...sandboxSettings(sb, ovs.endpoint), ovsdbSocket: `unix:${sb.dir}/no.sock` },
+      join(sb.dir, 'no-ovsdb.yaml'),
+    );
+    expect((await execPlugin(sb, 'STATUS', conf, { env: { FABRIK_CNI_CONFIG: noOvsdb } })).out).toMatchObject(
+      { code: 50 },
+    );
   });
 });
 
@@ -482,11 +498,16 @@ describe('failures leave nothing behind', () => {
     const net = uniqueName('down');
     const ns = await netns();
     const containerId = uniqueName('c');
+    const ovsdbDown = await writeNodeSettings(
+      sb,
+      { ...sandboxSettings(sb, ovs.endpoint), ovsdbSocket: `unix:${sb.dir}/down.sock` },
+      join(sb.dir, 'ovsdb-down.yaml'),
+    );
     const r = await execPlugin(
       sb,
       'ADD',
-      { cniVersion: '1.0.0', ...netConf(net), ovsdbSocket: `unix:${sb.dir}/down.sock` },
-      { containerId, netns: ns.path, ifname: 'net1' },
+      { cniVersion: '1.0.0', ...netConf(net) },
+      { containerId, netns: ns.path, ifname: 'net1', env: { FABRIK_CNI_CONFIG: ovsdbDown } },
     );
     expect(r.out).toMatchObject({ code: 11 });
     await expectClean(net, containerId);

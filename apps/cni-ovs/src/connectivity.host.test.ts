@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
 import { spawn } from 'node:child_process';
-import { createPluginSandbox, execPlugin, type PluginSandbox } from '../test/harness.js';
+import {
+  createPluginSandbox,
+  execPlugin,
+  sandboxSettings,
+  writeNodeSettings,
+  type PluginSandbox,
+} from '../test/harness.js';
 
 // Traffic through OVS (userspace datapath) between Pods attached by the plugin: access ports of the
 // same VLAN reach each other, another VLAN in the same IP subnet does not, a trunk port sees both
@@ -17,6 +23,7 @@ beforeAll(async () => {
   sb = await createPluginSandbox();
   ovs = await startOvs();
   await ovs.addBridge(bridge);
+  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
 }, 660_000);
 
 afterAll(async () => {
@@ -43,10 +50,6 @@ async function attach(
     name: net,
     type: 'fabrik-ovs',
     bridge,
-    ovsdbSocket: ovs.endpoint,
-    // Generous: other test files run their own vswitchd on this (2-core) machine at the same time.
-    ofportTimeoutMs: 30_000,
-    cacheDir: sb.cacheDir,
     ...vlanConf,
     ipam: {
       type: 'host-local',

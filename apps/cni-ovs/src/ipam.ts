@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand, isCommandError, isCommandNotFoundError } from '@fabrik/netcore';
-import { CniError, CniErrorCode, fromVersionedResult, type CmdArgs, type CniResult } from './skel/index.js';
+import { CniError, CniErrorCode, parseCniResult, type CmdArgs, type CniResult } from './skel/index.js';
 
 /** What an IPAM plugin is called with: the same environment and config semantics as the plugin itself. */
 export interface IpamCall {
@@ -87,7 +87,7 @@ async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniR
   };
   try {
     const { stdout } = await runCommand(file, [], { input: stdin, env, timeoutMs: 60_000 });
-    return call.command === 'ADD' ? fromVersionedResult(JSON.parse(stdout)) : undefined;
+    return call.command === 'ADD' ? ipamResult(call.type, stdout) : undefined;
   } catch (e) {
     if (isCommandError(e)) {
       const reported = tryParseError(e.stdout);
@@ -115,6 +115,29 @@ async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniR
     }
     throw e;
   }
+}
+
+function ipamResult(type: string, stdout: string): CniResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(stdout);
+  } catch (e) {
+    throw new CniError(
+      CniErrorCode.internal,
+      `IPAM ${type} ADD printed no JSON result`,
+      stdout.slice(0, 200),
+      {
+        cause: e,
+      },
+    );
+  }
+  const parsed = parseCniResult(raw);
+  if (!parsed.ok)
+    throw new CniError(
+      CniErrorCode.internal,
+      `IPAM ${type} ADD returned an invalid result: ${parsed.field}: ${parsed.message}`,
+    );
+  return parsed.result;
 }
 
 function tryParseError(stdout: string): { code: number; msg: string; details?: string } | undefined {

@@ -3,7 +3,14 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startOvs, uniqueName, type OvsInstance } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
-import { createPluginSandbox, hostVeths, leasedIps, type PluginSandbox } from '../test/harness.js';
+import {
+  createPluginSandbox,
+  hostVeths,
+  leasedIps,
+  sandboxSettings,
+  writeNodeSettings,
+  type PluginSandbox,
+} from '../test/harness.js';
 
 // podman 4.3 with its CNI backend (libcni) runs the bundled plugin for real: VERSION + ADD on start,
 // VERSION + DEL on removal (recipe: ../shared/lab-notes/README.md). Its state lives in private
@@ -21,6 +28,7 @@ beforeAll(async () => {
   sb = await createPluginSandbox();
   ovs = await startOvs();
   await ovs.addBridge(bridge);
+  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
   rootfs = join(sb.dir, 'rootfs');
   for (const d of ['bin', 'etc', 'proc', 'sys', 'dev', 'tmp'])
     await mkdir(join(rootfs, d), { recursive: true });
@@ -52,9 +60,6 @@ beforeAll(async () => {
           type: 'fabrik-ovs',
           bridge,
           vlan: 100,
-          ovsdbSocket: ovs.endpoint,
-          ofportTimeoutMs: 30_000,
-          cacheDir: sb.cacheDir,
           capabilities: { ips: true, mac: true },
           ipam: { type: 'host-local', subnet: '10.55.0.0/24', dataDir: sb.ipamDataDir },
         },
@@ -66,6 +71,7 @@ beforeAll(async () => {
     CONTAINERS_CONF: conf,
     HOME: sb.dir,
     FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
+    FABRIK_CNI_CONFIG: sb.settingsPath,
   };
   podmanArgs = [
     '--root',

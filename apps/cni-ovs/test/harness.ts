@@ -4,6 +4,7 @@ import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
 import { runCommand, isCommandError } from '@fabrik/netcore';
 import { bundlePlugin } from '../scripts/bundle.js';
 
@@ -24,6 +25,8 @@ export interface PluginSandbox {
   readonly cnitoolCache: string;
   /** The plugin's V8 code cache (FABRIK_OVS_CODE_CACHE_DIR). */
   readonly codeCacheDir: string;
+  /** The node settings file every call gets through FABRIK_CNI_CONFIG (see {@link writeNodeSettings}). */
+  readonly settingsPath: string;
   remove(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export async function createPluginSandbox(): Promise<PluginSandbox> {
     ipamDataDir: join(dir, 'ipam'),
     cnitoolCache: join(dir, 'cnitool-cache'),
     codeCacheDir: join(dir, 'code-cache'),
+    settingsPath: join(dir, 'fabrik.d', 'config.yaml'),
     remove: () => rm(dir, { recursive: true, force: true }),
   };
   await mkdir(sb.confDir);
@@ -54,6 +58,28 @@ export interface ExecResult {
   readonly code: number;
   readonly out: Record<string, unknown> | undefined;
   readonly stderr: string;
+}
+
+/**
+ * The node settings of a sandbox: its private OVSDB and cache, and a generous ofport timeout
+ * (test files run their own ovs-vswitchd side by side on a 2-core machine).
+ */
+export function sandboxSettings(sb: PluginSandbox, ovsdbSocket: string): Record<string, unknown> {
+  return { ovsdbSocket, cacheDir: sb.cacheDir, timeouts: { ofportTimeoutMs: 30_000 } };
+}
+
+/**
+ * Writes a node settings file (YAML, as an installer would) and returns its path: the sandbox's
+ * own (`sb.settingsPath`) unless `file` names another one in the sandbox.
+ */
+export async function writeNodeSettings(
+  sb: PluginSandbox,
+  settings: Record<string, unknown>,
+  file = sb.settingsPath,
+): Promise<string> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, stringify(settings));
+  return file;
 }
 
 /** Executes the plugin (or `opts.binary`) as a runtime would: CNI_* environment, config on stdin. */
@@ -68,6 +94,8 @@ export async function execPlugin(
     args?: string;
     env?: Record<string, string>;
     binary?: string;
+    /** Kill the plugin after this long (default 60 s): the call then fails with code -1. */
+    timeoutMs?: number;
   } = {},
 ): Promise<ExecResult> {
   const env: Record<string, string> = {
@@ -75,6 +103,7 @@ export async function execPlugin(
     CNI_COMMAND: command,
     CNI_PATH: sb.cniPath,
     FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
+    FABRIK_CNI_CONFIG: sb.settingsPath,
     ...(opts.containerId !== undefined ? { CNI_CONTAINERID: opts.containerId } : {}),
     ...(opts.netns !== undefined ? { CNI_NETNS: opts.netns } : {}),
     ...(opts.ifname !== undefined ? { CNI_IFNAME: opts.ifname } : {}),
@@ -83,7 +112,11 @@ export async function execPlugin(
   };
   const input = typeof conf === 'string' ? conf : JSON.stringify(conf);
   try {
-    const r = await runCommand(opts.binary ?? sb.plugin, [], { input, env });
+    const r = await runCommand(opts.binary ?? sb.plugin, [], {
+      input,
+      env,
+      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+    });
     return {
       code: 0,
       out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined,
@@ -126,6 +159,7 @@ export async function cnitool(
     CNI_PATH: sb.cniPath,
     CNITOOL_CACHE: sb.cnitoolCache,
     FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
+    FABRIK_CNI_CONFIG: sb.settingsPath,
     CNI_IFNAME: opts.ifname ?? 'net1',
     ...(opts.args ? { CNI_ARGS: opts.args } : {}),
     ...(opts.capArgs ? { CAP_ARGS: JSON.stringify(opts.capArgs) } : {}),
