@@ -76,8 +76,9 @@ export async function readAttachment(
 }
 
 /**
- * Removes the record (and the container's directory once empty). A missing record, or a cache
- * directory that cannot hold one (a path through a regular file), counts as removed.
+ * Removes the record, and the container's and the network's directories once empty. A missing
+ * record, or a cache directory that cannot hold one (a path through a regular file), counts as
+ * removed.
  */
 export async function removeAttachment(
   cacheDir: string,
@@ -89,9 +90,14 @@ export async function removeAttachment(
   await fsStep('remove', file, () => rm(file, { force: true })).catch((e: { errno?: string }) => {
     if (e.errno !== 'ENOTDIR') throw e;
   });
-  await fsStep('rmdir', dirname(file), () => rmdir(dirname(file))).catch(() => {
-    /* not empty (another ifname of the same container) or already gone */
-  });
+  for (const dir of [dirname(file), join(cacheDir, network)]) {
+    const removed = await fsStep('rmdir', dir, () => rmdir(dir)).then(
+      () => true,
+      // Not empty (another attachment of the container or network) or already gone.
+      (e: { errno?: string }) => e.errno === 'ENOENT',
+    );
+    if (!removed) break;
+  }
 }
 
 /** Every readable record of one network. */

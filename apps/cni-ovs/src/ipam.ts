@@ -39,6 +39,16 @@ export function ipamCallOf(
   };
 }
 
+/** The IPAM plugin ran to its end and answered with a CNI error (its own code and message). */
+export class IpamAnswerError extends CniError {
+  constructor(code: number, msg: string, details?: string, options?: { cause?: unknown }) {
+    super(code, msg, details, options);
+    this.name = 'IpamAnswerError';
+  }
+}
+
+export const isIpamAnswer = (e: unknown): e is IpamAnswerError => e instanceof IpamAnswerError;
+
 /** Finds an IPAM plugin binary on CNI_PATH (code 7 names `ipam.type` when it is nowhere). */
 export async function findPlugin(type: string, path: readonly string[]): Promise<string> {
   for (const dir of path) {
@@ -92,7 +102,7 @@ async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniR
     if (isCommandError(e)) {
       const reported = tryParseError(e.stdout);
       if (reported)
-        throw new CniError(
+        throw new IpamAnswerError(
           reported.code,
           `IPAM ${call.type} ${call.command}: ${reported.msg}`,
           reported.details,

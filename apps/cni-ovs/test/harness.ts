@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { runCommand, isCommandError } from '@fabrik/netcore';
 import { bundlePlugin } from '../scripts/bundle.js';
+import { hostVethName } from '../src/names.js';
 
 const appRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = join(appRoot, '..', '..');
@@ -184,4 +185,80 @@ export async function leasedIps(sb: PluginSandbox, network: string): Promise<str
   } catch {
     return [];
   }
+}
+
+/** Everything on the node a call of the plugin could have changed, for before/after comparisons. */
+export interface NodeState {
+  /** Host links named like, or marked for, one of the probed attachments. */
+  readonly hostLinks: readonly string[];
+  /** Every Port row of the sandbox's OVS, with its external_ids. */
+  readonly ovsPorts: readonly string[];
+  /** Every link and address in the probed namespaces. */
+  readonly podLinks: readonly string[];
+  /** Every file and directory below the cache directory. */
+  readonly cache: readonly string[];
+  /** Every IP host-local has leased, in any network of the sandbox. */
+  readonly leases: readonly string[];
+}
+
+/**
+ * The node as `probe` can see it: the probed attachments' host links, the sandbox's OVS ports,
+ * cache and leases, and the probed Pod namespaces. Host links are limited to the probed
+ * attachments because other test files create veths in the same (host) namespace.
+ */
+export async function nodeState(
+  sb: PluginSandbox,
+  ovs: { vsctl(...args: string[]): Promise<string> },
+  probe: {
+    readonly attachments: ReadonlyArray<{ containerId: string; ifname: string }>;
+    readonly netns?: ReadonlyArray<{ ip(...args: string[]): Promise<string> }>;
+  },
+): Promise<NodeState> {
+  const hostLinkRows = JSON.parse(
+    (await runCommand('ip', ['-j', '-d', 'link', 'show'])).stdout || '[]',
+  ) as Array<{
+    ifname: string;
+    ifalias?: string;
+  }>;
+  const names = new Set(probe.attachments.map((a) => hostVethName(a.containerId, a.ifname)));
+  const hostLinks = hostLinkRows
+    .filter(
+      (l) => names.has(l.ifname) || probe.attachments.some((a) => l.ifalias?.includes(`:${a.containerId}:`)),
+    )
+    .map((l) => `${l.ifname} ${l.ifalias ?? ''}`);
+  const ports = JSON.parse(
+    await ovs.vsctl('--format=json', '--columns=name,external_ids', 'list', 'Port'),
+  ) as {
+    data: unknown[][];
+  };
+  const podLinks: string[] = [];
+  for (const ns of probe.netns ?? []) {
+    const links = JSON.parse((await ns.ip('-j', 'addr', 'show')) || '[]') as Array<{
+      ifname: string;
+      addr_info?: Array<{ local: string }>;
+    }>;
+    podLinks.push(...links.map((l) => `${l.ifname} ${(l.addr_info ?? []).map((a) => a.local).join(',')}`));
+  }
+  const leases: string[] = [];
+  for (const net of await readdir(sb.ipamDataDir).catch(() => [] as string[]))
+    leases.push(...(await leasedIps(sb, net)).map((ip) => `${net}/${ip}`));
+  return {
+    hostLinks: hostLinks.sort(),
+    ovsPorts: ports.data.map((row) => JSON.stringify(row)).sort(),
+    podLinks: podLinks.sort(),
+    cache: (await walk(sb.cacheDir)).sort(),
+    leases: leases.sort(),
+  };
+}
+
+/** Every file and directory below `dir` (relative paths; directories end with '/'). */
+async function walk(dir: string, prefix = ''): Promise<string[]> {
+  const entries = await readdir(join(dir, prefix), { withFileTypes: true }).catch(() => []);
+  const out: string[] = [];
+  for (const e of entries) {
+    const rel = join(prefix, e.name);
+    if (e.isDirectory()) out.push(`${rel}/`, ...(await walk(dir, rel)));
+    else out.push(rel);
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 import { PortIds } from '@fabrik/api';
 import { loadNetConf, type NetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
-import { execIpam, findPlugin, ipamCallOf, type IpamCall } from '../ipam.js';
+import { execIpam, findPlugin, ipamCallOf, isIpamAnswer, type IpamCall } from '../ipam.js';
 import { removeAttachment, writeAttachment, type AttachmentRecord } from '../cache.js';
 import { hostVethAlias, hostVethName, randomMac } from '../names.js';
 import { loadNodeSettings, type NodeSettings } from '../node-settings.js';
@@ -60,9 +60,15 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
   try {
     const ipam = conf.ipamType
       ? (() => {
-          // IPAM DEL is idempotent, so the release is registered before the ADD even returns.
-          rollback.onFailure('IPAM release', () => execIpam(ipamCall('DEL')));
-          return execIpam(ipamCall('ADD'));
+          // IPAM DEL is idempotent, so the release is registered before the ADD even returns (an
+          // IPAM killed half-way may hold a lease). An IPAM that answered with an error has
+          // released what it took (the spec requires it): then there is nothing to release, and a
+          // release that fails too (it reads the same config) must not count as a leftover.
+          const noRelease = rollback.onFailure('IPAM release', () => execIpam(ipamCall('DEL')));
+          return execIpam(ipamCall('ADD')).catch((e: unknown) => {
+            if (isIpamAnswer(e)) noRelease();
+            throw e;
+          });
         })()
       : Promise.resolve(undefined);
     const connectPort = async () => {
