@@ -76,12 +76,31 @@ async function capture(ns: TempNetns): Promise<{ stop: () => Promise<string> }> 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const listening = new Promise<void>((resolve) =>
-    child.stderr.on('data', (b: Buffer) => b.toString().includes('listening on') && resolve()),
-  );
-  await Promise.race([listening, new Promise((r) => setTimeout(r, 5000))]);
+  // The capture is the test's evidence: without tcpdump listening there is nothing to assert, so
+  // a tcpdump that exits or never says it listens fails the test instead of letting it go on.
+  await new Promise<void>((resolve, reject) => {
+    let listening = false;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`tcpdump on ${ns.name}/net1 did not start listening within 20 s: ${err.trim()}`));
+    }, 20_000);
+    child.stderr.on('data', (b: Buffer) => {
+      err += b.toString();
+      if (!listening && err.includes('listening on')) {
+        listening = true;
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('close', (code) => {
+      if (listening) return;
+      clearTimeout(timer);
+      reject(new Error(`tcpdump on ${ns.name}/net1 exited (${code}) before listening: ${err.trim()}`));
+    });
+  });
   return {
     stop: async () => {
       child.kill('SIGINT');

@@ -41,6 +41,9 @@ beforeAll(async () => {
       'runtime="runc"', // crun fails on this machine's hybrid cgroups
       'cgroup_manager="cgroupfs"',
       'events_logger="file"',
+      // The process that tears the network down (podman container cleanup, started by conmon)
+      // gets only these variables, not podman's environment.
+      `conmon_env_vars=["PATH=${process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin'}", "FABRIK_CNI_CONFIG=${sb.settingsPath}", "FABRIK_OVS_CODE_CACHE_DIR=${sb.codeCacheDir}"]`,
       '[containers]',
       'default_ulimits=["nofile=20000:20000","nproc=32768:32768"]',
       '[network]',
