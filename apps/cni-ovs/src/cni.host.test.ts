@@ -307,6 +307,21 @@ describe('port settings, overrides, default bridge', () => {
     expect((await execPlugin(sb, 'DEL', withRuntime, opts2)).code).toBe(0);
   });
 
+  it('CHECK at 1.1.0 through an IPAM that stops at 1.0.0 (static) gets its prevResult as 1.0.0', async () => {
+    const conf = {
+      cniVersion: '1.1.0',
+      ...netConf(uniqueName('s11'), {
+        ipam: { type: 'static', addresses: [{ address: '10.76.0.5/24', gateway: '10.76.0.1' }] },
+      }),
+    };
+    const opts = { containerId: uniqueName('c'), netns: (await netns()).path, ifname: 'net1' };
+    const add = await execPlugin(sb, 'ADD', conf, opts);
+    expect(add.code, JSON.stringify(add.out)).toBe(0);
+    const check = await execPlugin(sb, 'CHECK', { ...conf, prevResult: add.out }, opts);
+    expect(check.code, JSON.stringify(check.out)).toBe(0);
+    expect((await execPlugin(sb, 'DEL', conf, opts)).code).toBe(0);
+  });
+
   it('takes the bridge from the host agent config when the net conf has none', async () => {
     const net = uniqueName('h');
     const agentConfig = join(sb.dir, 'agent-host.yaml');

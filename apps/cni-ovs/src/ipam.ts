@@ -69,7 +69,8 @@ export async function findPlugin(type: string, path: readonly string[]): Promise
 /**
  * Executes the IPAM plugin like a runtime would (libcni's `invoke.DelegateAdd` and friends) and
  * returns its result for ADD. A plugin that speaks only older versions (host-local and static stop
- * at 1.0.0) is retried once with the config rewritten to 1.0.0, whose result format 1.1.0 shares.
+ * at 1.0.0) is retried once with the config (and prevResult) rewritten to 1.0.0, whose result
+ * format 1.1.0 extends.
  * Its error is passed on with the plugin's own code.
  */
 export async function execIpam(call: IpamCall): Promise<CniResult | undefined> {
@@ -77,12 +78,38 @@ export async function execIpam(call: IpamCall): Promise<CniResult | undefined> {
   try {
     return await invoke(file, call, call.stdinData);
   } catch (e) {
-    if (e instanceof CniError && e.code === CniErrorCode.incompatibleVersion && call.cniVersion === '1.1.0') {
-      const downgraded = JSON.stringify({ ...(JSON.parse(call.stdinData) as object), cniVersion: '1.0.0' });
-      return await invoke(file, call, downgraded);
-    }
+    // Plugins that stop at 1.0.0 refuse a 1.1.0 config with code 1, or (static's CHECK) fail on
+    // the 1.1.0 prevResult with a code of their own: only on a failure is VERSION asked.
+    if (isIpamAnswer(e) && call.cniVersion === '1.1.0' && !(await speaks(file, call, '1.1.0')))
+      return await invoke(file, call, asVersion100(call.stdinData));
     throw e;
   }
+}
+
+/** Whether the plugin's VERSION answer lists `version` (a plugin that cannot answer does not). */
+async function speaks(file: string, call: IpamCall, version: string): Promise<boolean> {
+  try {
+    const { stdout } = await runCommand(file, [], {
+      input: JSON.stringify({ cniVersion: version }),
+      env: { ...call.env, CNI_COMMAND: 'VERSION' },
+      timeoutMs: 10_000,
+    });
+    const supported = (JSON.parse(stdout) as { supportedVersions?: unknown }).supportedVersions;
+    return Array.isArray(supported) && supported.includes(version);
+  } catch {
+    return false;
+  }
+}
+
+/** The config written as 1.0.0, prevResult too: 1.1.0 only added fields, which older readers ignore. */
+function asVersion100(stdinData: string): string {
+  const config = JSON.parse(stdinData) as Record<string, unknown>;
+  const prev = config['prevResult'];
+  return JSON.stringify({
+    ...config,
+    cniVersion: '1.0.0',
+    ...(prev && typeof prev === 'object' ? { prevResult: { ...prev, cniVersion: '1.0.0' } } : {}),
+  });
 }
 
 async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniResult | undefined> {
