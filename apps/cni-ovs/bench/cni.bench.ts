@@ -1,10 +1,21 @@
 // npm run bench:cni — the cost of one attachment through fabrik-ovs against the floor measured in
 // the same run: Debian's Go `bridge` plugin with host-local, ADD+DEL pairs alternated between the
 // two; then 50 parallel ADDs and DELs of fabrik-ovs, counted as ok when both succeeded and nothing
-// (OVS port, veth, IP lease) is left. Last line: RESULT cni add_del_ratio=<x> add_p50_ms=<y> parallel50_ok=<n>
+// (OVS port, veth, IP lease) is left. Last line:
+// RESULT cni add_del_ratio=<x> add_p50_ms=<y> parallel50_ok=<n> standalone_ratio=<z>
+// where standalone_ratio is the plugin doing all the work itself; add_del_ratio is the fast path
+// through agent-host once that exists, and the standalone path until then.
 import { createTempNetns, startOvs, uniqueName, type TempNetns } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
-import { createPluginSandbox, execPlugin, hostVeths, leasedIps, DEBIAN_CNI_DIR } from '../test/harness.js';
+import {
+  createPluginSandbox,
+  execPlugin,
+  hostVeths,
+  leasedIps,
+  sandboxSettings,
+  writeNodeSettings,
+  DEBIAN_CNI_DIR,
+} from '../test/harness.js';
 import { hostVethName } from '../src/names.js';
 
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 30);
@@ -31,14 +42,14 @@ const linuxBridge = uniqueName('cnb');
 const namespaces: TempNetns[] = [];
 try {
   await ovs.addBridge(ovsBridge);
+  // As on a node, the settings file is in place; the default ofport timeout applies.
+  await writeNodeSettings(sb, { ...sandboxSettings(sb, ovs.endpoint), timeouts: {} });
   const fabrikConf = {
     cniVersion: '1.0.0',
     name: uniqueName('bf'),
     type: 'fabrik-ovs',
     bridge: ovsBridge,
     vlan: 100,
-    ovsdbSocket: ovs.endpoint,
-    cacheDir: sb.cacheDir,
     ipam: { type: 'host-local', subnet: '10.120.0.0/22', dataDir: sb.ipamDataDir },
   };
   const goConf = {
@@ -142,8 +153,9 @@ try {
     `parallel ${PARALLEL}: adds ${(t1 - t0).toFixed(0)}ms, dels ${(t2 - t1).toFixed(0)}ms, leases left ${leaseCount}`,
   );
   const parallelOk = leaseCount === 0 ? ok : Math.max(0, ok - leaseCount);
+  const standalone = (fTotal / gTotal).toFixed(2);
   console.log(
-    `RESULT cni add_del_ratio=${(fTotal / gTotal).toFixed(2)} add_p50_ms=${fAdd.toFixed(1)} parallel50_ok=${parallelOk}`,
+    `RESULT cni add_del_ratio=${standalone} add_p50_ms=${fAdd.toFixed(1)} parallel50_ok=${parallelOk} standalone_ratio=${standalone}`,
   );
 } finally {
   for (const ns of namespaces) await ns.destroy();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadNetConf } from './config.js';
+import { CniIpamSettings, CniNodeSettings, CniTimeouts } from '@fabrik/api';
+import { NODE_LEVEL_FIELDS, loadNetConf } from './config.js';
 import { CniError } from './skel/index.js';
 
 const base = { cniVersion: '1.1.0', name: 'vlan100', type: 'fabrik-ovs' };
@@ -20,8 +21,6 @@ describe('loadNetConf', () => {
     expect(c).toMatchObject({
       vlan: 0,
       trunks: [],
-      ovsdbSocket: 'unix:/var/run/openvswitch/db.sock',
-      cacheDir: '/var/lib/cni/fabrik-ovs',
       networkType: 'vlan',
       ips: [],
     });
@@ -44,15 +43,55 @@ describe('loadNetConf', () => {
     [{ trunk: [{ id: 0 }] }, 'trunk.0.id'],
     [{ bridge: 'a-bridge-name-too-long' }, 'bridge'],
     [{ mtu: 10 }, 'mtu'],
-    [{ ovsdbSocket: 'db.sock' }, 'ovsdbSocket'],
     [{ ipam: { type: '../x' } }, 'ipam.type'],
+    [{ ipam: { type: '.' } }, 'ipam.type'],
+    [{ ipam: { type: '..' } }, 'ipam.type'],
+    [{ ipam: { type: 'x'.repeat(256) } }, 'ipam.type'],
     [{ runtimeConfig: { mac: '01:00:00:00:00:01' } }, 'runtimeConfig.mac'],
+    [{ runtimeConfig: { mac: '00:00:00:00:00:00' } }, 'runtimeConfig.mac'],
+    [{ args: { cni: { mac: '33:33:00:00:00:01' } } }, 'args.cni.mac'],
     [{ name: '' }, 'name'],
+    [{ name: 'n'.repeat(96) }, 'name'],
     [{ networkType: 'bridge', vlan: 5 }, 'networkType'],
   ])('rejects %j with code 7 naming %s', (patch, field) => {
     const r = codeOf(() => loadNetConf({ ...base, ...patch }, '', '1.1.0'));
     expect(r.code).toBe(7);
     expect(r.msg).toContain(`${field}:`);
+  });
+
+  it('accepts a network name of 95 characters', () => {
+    expect(loadNetConf({ ...base, name: 'n'.repeat(95) }, '', '1.1.0').name).toHaveLength(95);
+  });
+
+  it.each([
+    ['ovsdbSocket', 'tcp:10.0.0.1:6640'],
+    ['cacheDir', '/tmp/x'],
+    ['agentHostConfig', '/tmp/agent.yaml'],
+    ['agentHostSocket', '/tmp/cni.sock'],
+    ['timeouts', { ovsdbTimeoutMs: 100 }],
+    ['ovsdbTimeoutMs', 100],
+    ['ofportTimeoutMs', 100],
+    ['kubeconfig', '/root/.kube/config'],
+  ])('refuses the node setting %s in a network config with code 7 naming it', (field, value) => {
+    const r = codeOf(() => loadNetConf({ ...base, [field]: value }, '', '1.1.0'));
+    expect(r.code).toBe(7);
+    expect(r.msg).toContain(`${field}: a node setting`);
+  });
+
+  it('refuses every node setting, nested ones by their own name too, except the ipam section (a network config has one)', () => {
+    const settings = [
+      ...Object.keys(CniNodeSettings.shape).filter((k) => k !== 'ipam'),
+      ...Object.keys(CniTimeouts.shape),
+      ...Object.keys(CniIpamSettings.shape),
+    ];
+    expect([...NODE_LEVEL_FIELDS].sort()).toEqual(settings.sort());
+  });
+
+  it('ignores node settings when asked to (DEL uses none of them)', () => {
+    const c = loadNetConf({ ...base, cacheDir: '/x', ovsdbSocket: 'tcp:h:1' }, '', '1.1.0', {
+      ignoreNodeFields: true,
+    });
+    expect(c.name).toBe('vlan100');
   });
 
   it('merges MAC and IPs: CNI_ARGS, then args.cni, then runtimeConfig', () => {

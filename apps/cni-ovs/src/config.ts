@@ -1,29 +1,37 @@
 import { z } from 'zod';
-import { InterfaceName, VlanId } from '@fabrik/api';
+import { CNI_NODE_SETTINGS_PATH, InterfaceName, MacAddress, VlanId } from '@fabrik/api';
+import { MAX_NETWORK_NAME_LENGTH } from './names.js';
 import { CniError, CniErrorCode, parseCniArgs } from './skel/index.js';
 
-/** The OVSDB endpoint of a standard Open vSwitch installation. */
-export const DEFAULT_OVSDB_SOCKET = 'unix:/var/run/openvswitch/db.sock';
-/** Where attachments are remembered between ADD and DEL; on disk, so it survives a reboot. */
-export const DEFAULT_CACHE_DIR = '/var/lib/cni/fabrik-ovs';
-
+// SPEC.md: "alphanumeric, optionally followed by alphanumerics, underscore, dot or hyphen".
+// The name is also a directory in the cache and part of the host veth's ifalias: bounded.
 const NetworkName = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must start with a letter or digit, then letters, digits, _ . -');
-const Mac = z
-  .string()
-  .regex(/^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/, 'must be a MAC address like 02:00:00:00:00:01')
-  .refine((m) => (parseInt(m.slice(0, 2), 16) & 1) === 0, 'must be a unicast MAC address (first octet even)')
-  .transform((m) => m.toLowerCase());
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must start with a letter or digit, then letters, digits, _ . -')
+  .max(MAX_NETWORK_NAME_LENGTH, `must be at most ${MAX_NETWORK_NAME_LENGTH} characters`);
 /** An IP to request, with or without prefix length (IPAM plugins accept both). */
 const RequestedIp = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]);
-const AbsolutePath = z.string().regex(/^\/[^\0]*$/, 'must be an absolute path');
-const OvsdbEndpoint = z
+/** The IPAM plugin, a file name looked up on CNI_PATH. */
+const PluginFileName = z
   .string()
-  .regex(
-    /^(unix:\/[^\0]+|tcp:[^:\s]+:\d{1,5}|tcp:\[[0-9a-fA-F:]+\]:\d{1,5})$/,
-    'must be unix:/PATH or tcp:HOST:PORT',
-  );
+  .regex(/^[A-Za-z0-9_.-]{1,255}$/, 'must be a plugin file name (1-255 of A-Z a-z 0-9 _ . -)')
+  .refine((t) => t !== '.' && t !== '..', 'must be a plugin file name, not "." or ".."');
+
+/**
+ * Settings that belong to the node (CniNodeSettings in the node settings file), never to a network
+ * config: tenants write network configs (NetworkAttachmentDefinitions), and these would let them
+ * steer a root process to other paths or another OVSDB. ADD, CHECK, GC and STATUS refuse them.
+ */
+export const NODE_LEVEL_FIELDS = [
+  'ovsdbSocket',
+  'cacheDir',
+  'agentHostConfig',
+  'agentHostSocket',
+  'timeouts',
+  'ovsdbTimeoutMs',
+  'ofportTimeoutMs',
+  'kubeconfig',
+] as const;
 
 const TrunkRange = z.union([
   z.object({ id: VlanId }).strict(),
@@ -33,7 +41,7 @@ const TrunkRange = z.union([
     .refine((r) => r.minID <= r.maxID, 'minID must not be greater than maxID'),
 ]);
 
-const IpsAndMac = z.object({ mac: Mac.optional(), ips: z.array(RequestedIp).optional() });
+const IpsAndMac = z.object({ mac: MacAddress.optional(), ips: z.array(RequestedIp).optional() });
 
 const NetConfSchema = z
   .object({
@@ -46,14 +54,7 @@ const NetConfSchema = z
     trunk: z.array(TrunkRange).default([]),
     mtu: z.number().int().min(68).max(65535).optional(),
     bridge: InterfaceName.optional(),
-    ovsdbSocket: OvsdbEndpoint.default(DEFAULT_OVSDB_SOCKET),
-    ovsdbTimeoutMs: z.number().int().min(100).max(120_000).default(5000),
-    ofportTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
-    cacheDir: AbsolutePath.default(DEFAULT_CACHE_DIR),
-    agentHostConfig: AbsolutePath.optional(),
-    ipam: z
-      .looseObject({ type: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a plugin file name') })
-      .optional(),
+    ipam: z.looseObject({ type: PluginFileName }).optional(),
     args: z.looseObject({ cni: IpsAndMac.loose().optional() }).optional(),
     runtimeConfig: IpsAndMac.loose().optional(),
     prevResult: z.unknown().optional(),
@@ -85,11 +86,6 @@ export interface NetConf {
   readonly trunks: readonly number[];
   readonly mtu?: number;
   readonly bridge?: string;
-  readonly ovsdbSocket: string;
-  readonly ovsdbTimeoutMs: number;
-  readonly ofportTimeoutMs: number;
-  readonly cacheDir: string;
-  readonly agentHostConfig?: string;
   readonly ipamType?: string;
   /** MAC of the Pod interface: CNI_ARGS MAC, then args.cni.mac, then runtimeConfig.mac. */
   readonly mac?: string;
@@ -114,9 +110,23 @@ const KNOWN_CNI_ARGS = new Set([
 /**
  * Parses and validates the network config and CNI_ARGS, applies defaults and merges the override
  * sources (later wins: CNI_ARGS, then `args.cni`, then `runtimeConfig`). The only place that does.
- * Throws CniError 7 naming the field, or 4 for a bad CNI_ARGS.
+ * Throws CniError 7 naming the field (a node-level field too, see {@link NODE_LEVEL_FIELDS}), or 4
+ * for a bad CNI_ARGS. `ignoreNodeFields` is for DEL, which uses none of them: an attachment added
+ * before they moved to the node settings must still be deletable.
  */
-export function loadNetConf(config: Record<string, unknown>, cniArgs: string, cniVersion: string): NetConf {
+export function loadNetConf(
+  config: Record<string, unknown>,
+  cniArgs: string,
+  cniVersion: string,
+  options: { ignoreNodeFields?: boolean } = {},
+): NetConf {
+  const nodeField = NODE_LEVEL_FIELDS.find((f) => f in config);
+  if (nodeField !== undefined && !options.ignoreNodeFields) {
+    throw new CniError(
+      CniErrorCode.invalidNetworkConfig,
+      `invalid network config: ${nodeField}: a node setting, not allowed in a network config (set it in the node settings file, ${CNI_NODE_SETTINGS_PATH} by default)`,
+    );
+  }
   const parsed = NetConfSchema.safeParse(config);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -141,11 +151,6 @@ export function loadNetConf(config: Record<string, unknown>, cniArgs: string, cn
     trunks,
     ...(c.mtu !== undefined ? { mtu: c.mtu } : {}),
     ...(c.bridge !== undefined ? { bridge: c.bridge } : {}),
-    ovsdbSocket: c.ovsdbSocket,
-    ovsdbTimeoutMs: c.ovsdbTimeoutMs,
-    ofportTimeoutMs: c.ofportTimeoutMs,
-    cacheDir: c.cacheDir,
-    ...(c.agentHostConfig !== undefined ? { agentHostConfig: c.agentHostConfig } : {}),
     ...(c.ipam ? { ipamType: c.ipam.type } : {}),
     ...(mac !== undefined ? { mac } : {}),
     ips: ips ?? [],
@@ -173,7 +178,7 @@ function loadCniArgs(text: string): {
         `CNI_ARGS: unknown key ${key} (set IgnoreUnknown=1 to ignore it)`,
       );
     }
-    if (key === 'MAC') out.mac = fieldOrThrow(Mac, value, 'CNI_ARGS MAC');
+    if (key === 'MAC') out.mac = fieldOrThrow(MacAddress, value, 'CNI_ARGS MAC');
     if (key === 'IP')
       out.ips = value.split(',').map((ip) => fieldOrThrow(RequestedIp, ip.trim(), 'CNI_ARGS IP'));
     if (key === 'K8S_POD_NAME') out.podName = value;

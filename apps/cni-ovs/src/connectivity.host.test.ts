@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
 import { spawn } from 'node:child_process';
-import { createPluginSandbox, execPlugin, type PluginSandbox } from '../test/harness.js';
+import {
+  createPluginSandbox,
+  execPlugin,
+  sandboxSettings,
+  writeNodeSettings,
+  type PluginSandbox,
+} from '../test/harness.js';
 
 // Traffic through OVS (userspace datapath) between Pods attached by the plugin: access ports of the
 // same VLAN reach each other, another VLAN in the same IP subnet does not, a trunk port sees both
@@ -17,6 +23,7 @@ beforeAll(async () => {
   sb = await createPluginSandbox();
   ovs = await startOvs();
   await ovs.addBridge(bridge);
+  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
 }, 660_000);
 
 afterAll(async () => {
@@ -43,10 +50,6 @@ async function attach(
     name: net,
     type: 'fabrik-ovs',
     bridge,
-    ovsdbSocket: ovs.endpoint,
-    // Generous: other test files run their own vswitchd on this (2-core) machine at the same time.
-    ofportTimeoutMs: 30_000,
-    cacheDir: sb.cacheDir,
     ...vlanConf,
     ipam: {
       type: 'host-local',
@@ -73,12 +76,31 @@ async function capture(ns: TempNetns): Promise<{ stop: () => Promise<string> }> 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const listening = new Promise<void>((resolve) =>
-    child.stderr.on('data', (b: Buffer) => b.toString().includes('listening on') && resolve()),
-  );
-  await Promise.race([listening, new Promise((r) => setTimeout(r, 5000))]);
+  // The capture is the test's evidence: without tcpdump listening there is nothing to assert, so
+  // a tcpdump that exits or never says it listens fails the test instead of letting it go on.
+  await new Promise<void>((resolve, reject) => {
+    let listening = false;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`tcpdump on ${ns.name}/net1 did not start listening within 20 s: ${err.trim()}`));
+    }, 20_000);
+    child.stderr.on('data', (b: Buffer) => {
+      err += b.toString();
+      if (!listening && err.includes('listening on')) {
+        listening = true;
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('close', (code) => {
+      if (listening) return;
+      clearTimeout(timer);
+      reject(new Error(`tcpdump on ${ns.name}/net1 exited (${code}) before listening: ${err.trim()}`));
+    });
+  });
   return {
     stop: async () => {
       child.kill('SIGINT');

@@ -1,11 +1,13 @@
 // @fabrik/cni-ovs: the fabrik-ovs CNI plugin. The binary is dist/fabrik-ovs (see README.md);
 // these exports serve tests, the benchmark and tools that embed the plugin.
 export { fabrikOvsPlugin } from './plugin.js';
-export { loadNetConf, DEFAULT_CACHE_DIR, DEFAULT_OVSDB_SOCKET } from './config.js';
+export { loadNetConf, NODE_LEVEL_FIELDS } from './config.js';
 export type { NetConf } from './config.js';
-export { AGENT_HOST_CONFIG_ENV, resolveBridge } from './default-bridge.js';
-export { hostVethName, HOST_VETH_PREFIX } from './names.js';
-export { PortIds, OWNER, vlanSettings } from './ovs.js';
+export { resolveBridge } from './default-bridge.js';
+export { loadNodeSettings } from './node-settings.js';
+export type { NodeSettings } from './node-settings.js';
+export { hostVethName, HOST_VETH_PREFIX, MAX_NETWORK_NAME_LENGTH } from './names.js';
+export { vlanSettings } from './ovs.js';
 export type { OvsSession, AttachedPort, VlanSettings, OpenOvs } from './ovs.js';
 export { PluginErrorCode } from './codes.js';
 export { installPlugin } from './install.js';

@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand, isCommandError, isCommandNotFoundError } from '@fabrik/netcore';
-import { CniError, CniErrorCode, fromVersionedResult, type CmdArgs, type CniResult } from './skel/index.js';
+import { CniError, CniErrorCode, parseCniResult, type CmdArgs, type CniResult } from './skel/index.js';
 
 /** What an IPAM plugin is called with: the same environment and config semantics as the plugin itself. */
 export interface IpamCall {
@@ -39,6 +39,16 @@ export function ipamCallOf(
   };
 }
 
+/** The IPAM plugin ran to its end and answered with a CNI error (its own code and message). */
+export class IpamAnswerError extends CniError {
+  constructor(code: number, msg: string, details?: string, options?: { cause?: unknown }) {
+    super(code, msg, details, options);
+    this.name = 'IpamAnswerError';
+  }
+}
+
+export const isIpamAnswer = (e: unknown): e is IpamAnswerError => e instanceof IpamAnswerError;
+
 /** Finds an IPAM plugin binary on CNI_PATH (code 7 names `ipam.type` when it is nowhere). */
 export async function findPlugin(type: string, path: readonly string[]): Promise<string> {
   for (const dir of path) {
@@ -59,7 +69,8 @@ export async function findPlugin(type: string, path: readonly string[]): Promise
 /**
  * Executes the IPAM plugin like a runtime would (libcni's `invoke.DelegateAdd` and friends) and
  * returns its result for ADD. A plugin that speaks only older versions (host-local and static stop
- * at 1.0.0) is retried once with the config rewritten to 1.0.0, whose result format 1.1.0 shares.
+ * at 1.0.0) is retried once with the config (and prevResult) rewritten to 1.0.0, whose result
+ * format 1.1.0 extends.
  * Its error is passed on with the plugin's own code.
  */
 export async function execIpam(call: IpamCall): Promise<CniResult | undefined> {
@@ -67,12 +78,38 @@ export async function execIpam(call: IpamCall): Promise<CniResult | undefined> {
   try {
     return await invoke(file, call, call.stdinData);
   } catch (e) {
-    if (e instanceof CniError && e.code === CniErrorCode.incompatibleVersion && call.cniVersion === '1.1.0') {
-      const downgraded = JSON.stringify({ ...(JSON.parse(call.stdinData) as object), cniVersion: '1.0.0' });
-      return await invoke(file, call, downgraded);
-    }
+    // Plugins that stop at 1.0.0 refuse a 1.1.0 config with code 1, or (static's CHECK) fail on
+    // the 1.1.0 prevResult with a code of their own: only on a failure is VERSION asked.
+    if (isIpamAnswer(e) && call.cniVersion === '1.1.0' && !(await speaks(file, call, '1.1.0')))
+      return await invoke(file, call, asVersion100(call.stdinData));
     throw e;
   }
+}
+
+/** Whether the plugin's VERSION answer lists `version` (a plugin that cannot answer does not). */
+async function speaks(file: string, call: IpamCall, version: string): Promise<boolean> {
+  try {
+    const { stdout } = await runCommand(file, [], {
+      input: JSON.stringify({ cniVersion: version }),
+      env: { ...call.env, CNI_COMMAND: 'VERSION' },
+      timeoutMs: 10_000,
+    });
+    const supported = (JSON.parse(stdout) as { supportedVersions?: unknown }).supportedVersions;
+    return Array.isArray(supported) && supported.includes(version);
+  } catch {
+    return false;
+  }
+}
+
+/** The config written as 1.0.0, prevResult too: 1.1.0 only added fields, which older readers ignore. */
+function asVersion100(stdinData: string): string {
+  const config = JSON.parse(stdinData) as Record<string, unknown>;
+  const prev = config['prevResult'];
+  return JSON.stringify({
+    ...config,
+    cniVersion: '1.0.0',
+    ...(prev && typeof prev === 'object' ? { prevResult: { ...prev, cniVersion: '1.0.0' } } : {}),
+  });
 }
 
 async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniResult | undefined> {
@@ -87,12 +124,12 @@ async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniR
   };
   try {
     const { stdout } = await runCommand(file, [], { input: stdin, env, timeoutMs: 60_000 });
-    return call.command === 'ADD' ? fromVersionedResult(JSON.parse(stdout)) : undefined;
+    return call.command === 'ADD' ? ipamResult(call.type, stdout) : undefined;
   } catch (e) {
     if (isCommandError(e)) {
       const reported = tryParseError(e.stdout);
       if (reported)
-        throw new CniError(
+        throw new IpamAnswerError(
           reported.code,
           `IPAM ${call.type} ${call.command}: ${reported.msg}`,
           reported.details,
@@ -115,6 +152,29 @@ async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniR
     }
     throw e;
   }
+}
+
+function ipamResult(type: string, stdout: string): CniResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(stdout);
+  } catch (e) {
+    throw new CniError(
+      CniErrorCode.internal,
+      `IPAM ${type} ADD printed no JSON result`,
+      stdout.slice(0, 200),
+      {
+        cause: e,
+      },
+    );
+  }
+  const parsed = parseCniResult(raw);
+  if (!parsed.ok)
+    throw new CniError(
+      CniErrorCode.internal,
+      `IPAM ${type} ADD returned an invalid result: ${parsed.field}: ${parsed.message}`,
+    );
+  return parsed.result;
 }
 
 function tryParseError(stdout: string): { code: number; msg: string; details?: string } | undefined {

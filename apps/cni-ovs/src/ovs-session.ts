@@ -2,6 +2,7 @@ import {
   connectOvsdb,
   addPort,
   deletePort,
+  deletePorts,
   findPorts,
   waitForOfport,
   where,
@@ -12,28 +13,30 @@ import {
   isOvsdbOwnershipError,
   isOvsdbNotFoundError,
 } from '@fabrik/netcore/ovsdb';
-import type { NetConf } from './config.js';
+import type { CniNodeSettings } from '@fabrik/api';
 import { PluginErrorCode } from './codes.js';
-import { OWNER, PortIds, type AttachedPort, type OvsSession } from './ovs.js';
+import { CNI_OVS_OWNER, PortIds } from '@fabrik/api';
+import type { AttachedPort, OvsSession } from './ovs.js';
 import { CniError, CniErrorCode } from './skel/index.js';
 
 /**
- * Opens a session on the OVSDB of `conf.ovsdbSocket` with netcore's RFC 7047 client (one
+ * Opens a session on the OVSDB of `settings.ovsdbSocket` with netcore's RFC 7047 client (one
  * connection per invocation, no monitor: the plugin only reads what it needs). Rows are created
  * with `fabrik-owner=cni-ovs`; netcore refuses to change or delete rows without an owner mark.
  */
-export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
-  const client = await mapOvsErrors(conf, () =>
-    connectOvsdb(conf.ovsdbSocket, { timeoutMs: conf.ovsdbTimeoutMs, reconnect: false }),
+export async function openOvsSession(settings: CniNodeSettings): Promise<OvsSession> {
+  const endpoint = settings.ovsdbSocket;
+  const client = await mapOvsErrors(endpoint, () =>
+    connectOvsdb(endpoint, { timeoutMs: settings.timeouts.ovsdbTimeoutMs, reconnect: false }),
   );
-  const call = <T>(fn: () => Promise<T>) => mapOvsErrors(conf, fn);
+  const call = <T>(fn: () => Promise<T>) => mapOvsErrors(endpoint, fn);
   return {
     addPort: async ({ bridge, name, vlan, externalIds }) => {
       await call(() =>
         addPort(client, {
           bridge,
           name,
-          owner: OWNER,
+          owner: CNI_OVS_OWNER,
           ...(vlan.tag !== undefined ? { tag: vlan.tag } : {}),
           ...(vlan.trunks !== undefined ? { trunks: [...vlan.trunks] } : {}),
           ...(vlan.vlanMode !== undefined ? { vlanMode: vlan.vlanMode } : {}),
@@ -61,10 +64,22 @@ export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
         throw e;
       }
     },
-    deletePort: (name) => call(() => deletePort(client, name, { owner: OWNER })),
+    deletePort: (name) => call(() => deletePort(client, name, { owner: CNI_OVS_OWNER })),
+    deleteAttachmentPorts: async (containerId, ifname) => {
+      const ports = await call(() =>
+        findPorts(client, {
+          [PortIds.owner]: CNI_OVS_OWNER,
+          [PortIds.containerId]: containerId,
+          [PortIds.ifname]: ifname,
+        }),
+      );
+      const names = ports.map((p) => p.name);
+      await call(() => deletePorts(client, names, { owner: CNI_OVS_OWNER }));
+      return names;
+    },
     findPorts: async (network) => {
       const ports = await call(() =>
-        findPorts(client, { [PortIds.owner]: OWNER, [PortIds.network]: network }),
+        findPorts(client, { [PortIds.owner]: CNI_OVS_OWNER, [PortIds.network]: network }),
       );
       return ports.map((p): AttachedPort => ({
         name: p.name,
@@ -87,7 +102,7 @@ export async function openOvsSession(conf: NetConf): Promise<OvsSession> {
   };
 }
 
-async function mapOvsErrors<T>(conf: NetConf, fn: () => Promise<T>): Promise<T> {
+async function mapOvsErrors<T>(endpoint: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
@@ -95,7 +110,7 @@ async function mapOvsErrors<T>(conf: NetConf, fn: () => Promise<T>): Promise<T> 
     if (isOvsdbConnectionError(e) || isOvsdbTimeoutError(e)) {
       throw new CniError(
         CniErrorCode.tryAgainLater,
-        `OVSDB ${conf.ovsdbSocket} is not reachable: ${why}`,
+        `OVSDB ${endpoint} is not reachable: ${why}`,
         undefined,
         { cause: e },
       );

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { OVS_OWNER_KEY } from '@fabrik/netcore/ovsdb';
+import { PortIds } from '@fabrik/api';
 import { vlanSettings } from './ovs.js';
 
 describe('vlanSettings', () => {
@@ -11,5 +13,11 @@ describe('vlanSettings', () => {
       trunks: [10],
       vlanMode: 'native-untagged',
     });
+  });
+});
+
+describe('PortIds', () => {
+  it("names netcore's ownership key, so netcore's ownership checks read the owner fabrik-ovs writes", () => {
+    expect(PortIds.owner).toBe(OVS_OWNER_KEY);
   });
 });

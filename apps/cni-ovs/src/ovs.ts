@@ -1,21 +1,8 @@
+import type { CniNodeSettings } from '@fabrik/api';
 import type { NetConf } from './config.js';
 
 // The Open vSwitch operations the plugin needs, behind one interface so the commands read as the
 // CNI steps they are. The implementation (ovs-session.ts) is the netcore OVSDB client.
-
-/** external_ids keys on the Port rows this plugin creates. */
-export const PortIds = {
-  owner: 'fabrik-owner',
-  network: 'fabrik-cni-network',
-  containerId: 'fabrik-cni-container-id',
-  ifname: 'fabrik-cni-ifname',
-  netns: 'fabrik-cni-netns',
-  podName: 'k8s-pod-name',
-  podNamespace: 'k8s-pod-namespace',
-} as const;
-
-/** Value of `fabrik-owner` on every row this plugin creates. */
-export const OWNER = 'cni-ovs';
 
 export interface VlanSettings {
   readonly tag?: number;
@@ -45,13 +32,19 @@ export interface OvsSession {
   waitForOfport(name: string, timeoutMs: number): Promise<number>;
   /** Deletes a port this plugin owns; false when there is none. */
   deletePort(name: string): Promise<boolean>;
+  /**
+   * Deletes the ports whose external_ids name this plugin as owner and this container and
+   * interface (any other port, whatever its name, stays) and returns their names.
+   */
+  deleteAttachmentPorts(containerId: string, ifname: string): Promise<string[]>;
   /** Ports this plugin created for one network. */
   findPorts(network: string): Promise<AttachedPort[]>;
   bridgeExists(name: string): Promise<boolean>;
   close(): void;
 }
 
-export type OpenOvs = (conf: NetConf) => Promise<OvsSession>;
+/** Opens a session on the node's OVSDB (endpoint and timeout from the node settings). */
+export type OpenOvs = (settings: CniNodeSettings) => Promise<OvsSession>;
 
 /**
  * VLAN settings of the port: an access port tagged `vlan`; a trunk of `trunk` (with `vlan` as the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { batchOpArgs } from '@fabrik/netcore/netlink';
-import { podInterfaceOps, type PodAddress, type PodRoute } from './pod-interface.js';
+import { batchOpArgs, type ObservedRoute } from '@fabrik/netcore/netlink';
+import { podInterfaceOps, podRouteSpecs, routeIs, type PodAddress, type PodRoute } from './pod-interface.js';
 import { CniError, CniErrorCode } from './skel/index.js';
 
 const lines = (addresses: readonly PodAddress[], routes: readonly PodRoute[]): string[] =>
@@ -65,5 +65,63 @@ describe('podInterfaceOps', () => {
     expect(err).toBeInstanceOf(CniError);
     expect(err).toMatchObject({ code: CniErrorCode.internal });
     expect((err as Error).message).toContain(`IPAM result: invalid ${field}`);
+  });
+});
+
+describe('routeIs (what CHECK compares)', () => {
+  const observed = (patch: Partial<ObservedRoute>): ObservedRoute => ({
+    type: 'unicast',
+    dst: '10.8.0.0/16',
+    table: 254,
+    protocol: 'boot',
+    dev: 'net1',
+    via: '10.0.0.1',
+    src: undefined,
+    metric: undefined,
+    scope: 0,
+    mtu: undefined,
+    advmss: undefined,
+    family: 'inet',
+    ...patch,
+  });
+  const [want] = podRouteSpecs(
+    'net1',
+    [{ cidr: '10.0.0.5/24', gateway: '10.0.0.1' }],
+    [{ dst: '10.8.0.0/16' }],
+  );
+
+  it('matches the route ADD adds, and not one with another gateway, table, device or destination', () => {
+    expect(routeIs(want!, observed({}))).toBe(true);
+    expect(routeIs(want!, observed({ via: '10.0.0.7' }))).toBe(false);
+    expect(routeIs(want!, observed({ table: 100 }))).toBe(false);
+    expect(routeIs(want!, observed({ dev: 'net2' }))).toBe(false);
+    expect(routeIs(want!, observed({ dst: '10.8.0.0/24' }))).toBe(false);
+  });
+
+  it('compares metric, MTU and advmss only when the CNI route sets them', () => {
+    const [full] = podRouteSpecs(
+      'net1',
+      [{ cidr: '10.0.0.5/24', gateway: '10.0.0.1' }],
+      [{ dst: '10.8.0.0/16', priority: 7, mtu: 1400, advmss: 1360, table: 100 }],
+    );
+    expect(routeIs(want!, observed({ metric: 7, mtu: 1400 }))).toBe(true);
+    expect(routeIs(full!, observed({ metric: 7, mtu: 1400, advmss: 1360, table: 100 }))).toBe(true);
+    expect(routeIs(full!, observed({ metric: 8, mtu: 1400, advmss: 1360, table: 100 }))).toBe(false);
+    expect(routeIs(full!, observed({ metric: 7, mtu: 1500, advmss: 1360, table: 100 }))).toBe(false);
+  });
+
+  it('reads default routes and host routes as the kernel prints them', () => {
+    const [v4, v6, host] = podRouteSpecs(
+      'net1',
+      [
+        { cidr: '10.0.0.5/24', gateway: '10.0.0.1' },
+        { cidr: 'fd00::5/64', gateway: 'fd00::1' },
+      ],
+      [{ dst: '0.0.0.0/0' }, { dst: '::/0' }, { dst: '10.9.9.9/32' }],
+    );
+    expect(routeIs(v4!, observed({ dst: 'default' }))).toBe(true);
+    expect(routeIs(v4!, observed({ dst: 'default', family: 'inet6', via: 'fd00::1' }))).toBe(false);
+    expect(routeIs(v6!, observed({ dst: 'default', family: 'inet6', via: 'fd00::1' }))).toBe(true);
+    expect(routeIs(host!, observed({ dst: '10.9.9.9/32' }))).toBe(true);
   });
 });

@@ -1,14 +1,20 @@
-import { access } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { z } from 'zod';
 import {
   AddressSpecSchema,
   RouteSpecSchema,
   createNetlink,
+  isKernelRejectedError,
   isLinkNotFoundError,
   isObjectExistsError,
   type NetlinkBatchOp,
+  type ObservedRoute,
+  type RouteSpec,
 } from '@fabrik/netcore/netlink';
+import { runCommand } from '@fabrik/netcore';
 import { IpAddress } from '@fabrik/api';
+import { describeFileType, fileSystemType, fsStep, isFsStepError } from './bounded-fs.js';
+import { marksAttachment } from './names.js';
 import { CniError, CniErrorCode } from './skel/index.js';
 
 // Every kernel-side step of an attachment, through netcore's netlink handles (a netns path such as
@@ -18,13 +24,16 @@ import { CniError, CniErrorCode } from './skel/index.js';
 // verb) instead of a process per object, which matters for a plugin that runs once per Pod, and
 // what CHECK and GC read back.
 
+/** The MTU the kernel gives a veth when none is asked for (ether_setup). */
+export const VETH_DEFAULT_MTU = 1500;
+
 export interface VethSpec {
   readonly hostName: string;
   readonly hostMac: string;
   readonly podName: string;
   readonly podMac: string;
   readonly netnsPath: string;
-  readonly mtu?: number;
+  readonly mtu: number;
   readonly alias: string;
 }
 
@@ -44,15 +53,48 @@ export interface PodRoute {
   readonly scope?: number;
 }
 
-/** Throws unless the netns path exists (code 4 names CNI_NETNS). */
-export async function assertNetnsExists(netnsPath: string): Promise<void> {
+/** statfs f_type of nsfs, the file system of namespace files (/proc/PID/ns/*, their bind mounts). */
+const NSFS_MAGIC = 0x6e736673;
+
+/**
+ * Throws code 4 naming CNI_NETNS unless the path is a namespace file: a missing path, a regular
+ * file, a directory are refused before anything is created. Whether it is a *network* namespace
+ * only the kernel can tell (setns checks the type): see {@link assertNetworkNamespaceAfter}.
+ */
+export async function assertNamespaceFile(netnsPath: string): Promise<void> {
+  const refuse = (why: string, cause?: unknown) =>
+    new CniError(CniErrorCode.invalidEnvironment, `CNI_NETNS ${netnsPath} ${why}`, undefined, { cause });
+  let type: number;
   try {
-    await access(netnsPath);
+    type = await fileSystemType(netnsPath);
   } catch (e) {
-    throw new CniError(CniErrorCode.invalidEnvironment, `CNI_NETNS ${netnsPath} does not exist`, undefined, {
-      cause: e,
-    });
+    if (isFsStepError(e) && e.errno === 'ENOENT') throw refuse('does not exist', e);
+    throw refuse(`cannot be read: ${(e as Error).message}`, e);
   }
+  if (type !== NSFS_MAGIC) {
+    const st = await fsStep('stat', netnsPath, () => stat(netnsPath)).catch(() => undefined);
+    throw refuse(`is not a network namespace (${st ? describeFileType(st) : 'not a namespace file'})`);
+  }
+}
+
+/**
+ * After the kernel refused to put the Pod end into CNI_NETNS: code 4 when that is because the
+ * namespace file is of another type (mnt, uts, ...), otherwise the original error. Asking only
+ * then keeps the check off the path of every successful ADD.
+ */
+async function assertNetworkNamespaceAfter(netnsPath: string, failure: unknown): Promise<never> {
+  const isNet = await runCommand('nsenter', [`--net=${netnsPath}`, 'true'], { timeoutMs: 5000 }).then(
+    () => true,
+    () => false,
+  );
+  if (!isNet)
+    throw new CniError(
+      CniErrorCode.invalidEnvironment,
+      `CNI_NETNS ${netnsPath} is not a network namespace (a namespace of another type)`,
+      undefined,
+      { cause: failure },
+    );
+  throw failure;
 }
 
 /**
@@ -68,15 +110,11 @@ export async function vethAdd(spec: VethSpec): Promise<void> {
       mac: spec.hostMac,
       up: true,
       alias: spec.alias,
-      ...(spec.mtu !== undefined ? { mtu: spec.mtu } : {}),
-      peer: {
-        name: spec.podName,
-        mac: spec.podMac,
-        netns: spec.netnsPath,
-        ...(spec.mtu !== undefined ? { mtu: spec.mtu } : {}),
-      },
+      mtu: spec.mtu,
+      peer: { name: spec.podName, mac: spec.podMac, netns: spec.netnsPath, mtu: spec.mtu },
     });
   } catch (e) {
+    if (isKernelRejectedError(e)) await assertNetworkNamespaceAfter(spec.netnsPath, e);
     if (isObjectExistsError(e)) {
       throw new CniError(
         CniErrorCode.internal,
@@ -98,6 +136,22 @@ export async function hostLinkDel(name: string): Promise<boolean> {
     if (isLinkNotFoundError(e)) return false;
     throw e;
   }
+}
+
+/**
+ * Deletes the host veth `name` (and with it the Pod end) only when its ownership mark names this
+ * container and interface. `foreign`: a link of that name exists but is not this attachment's,
+ * and is left alone.
+ */
+export async function attachmentVethDel(
+  name: string,
+  containerId: string,
+  ifname: string,
+): Promise<'deleted' | 'absent' | 'foreign'> {
+  const link = await hostLinkGet(name);
+  if (!link) return 'absent';
+  if (!marksAttachment(link.alias, containerId, ifname)) return 'foreign';
+  return (await hostLinkDel(name)) ? 'deleted' : 'absent';
 }
 
 /**
@@ -148,7 +202,21 @@ export function podInterfaceOps(
     ops.push({ op: 'addrAdd', dev: ifname, address });
   });
   ops.push({ op: 'linkSetUp', name: ifname });
-  routes.forEach((r, i) => {
+  podRouteSpecs(ifname, addresses, routes).forEach((route) => ops.push({ op: 'routeAdd', route }));
+  return ops;
+}
+
+/**
+ * The kernel routes of the Pod's CNI routes, as ADD adds them and CHECK expects them: on the Pod
+ * interface, a route without `gw` through the gateway of its family. Pure; a bad value is a CNI
+ * error naming the IPAM field (`routes[1].gw`).
+ */
+export function podRouteSpecs(
+  ifname: string,
+  addresses: readonly PodAddress[],
+  routes: readonly PodRoute[],
+): RouteSpec[] {
+  return routes.map((r, i) => {
     const v6 = r.dst.includes(':');
     const gw = r.gw ?? addresses.find((a) => a.gateway && a.cidr.includes(':') === v6)?.gateway;
     const route = {
@@ -161,9 +229,8 @@ export function podInterfaceOps(
       ...(r.table !== undefined ? { table: r.table } : {}),
       ...(r.scope !== undefined ? { scope: r.scope } : {}),
     };
-    ops.push({ op: 'routeAdd', route: ipamValue(RouteSpecSchema, route, `routes[${i}]`, CNI_ROUTE_FIELD) });
+    return ipamValue(RouteSpecSchema, route, `routes[${i}]`, CNI_ROUTE_FIELD);
   });
-  return ops;
 }
 
 /** Parses one value of the IPAM result; a bad one throws a CNI error naming its field and value. */
@@ -213,6 +280,7 @@ export async function podLinkGet(netnsPath: string, ifname: string): Promise<Pod
 
 export interface HostVeth {
   readonly name: string;
+  readonly mtu: number;
   readonly alias?: string;
 }
 
@@ -220,16 +288,42 @@ export interface HostVeth {
 export async function hostVethList(prefix: string): Promise<HostVeth[]> {
   return (await createNetlink().linkList())
     .filter((l) => l.spec.kind === 'veth' && l.spec.name.startsWith(prefix))
-    .map((l) => ({ name: l.spec.name, ...(l.alias ? { alias: l.alias } : {}) }));
+    .map((l) => ({ name: l.spec.name, mtu: l.spec.mtu, ...(l.alias ? { alias: l.alias } : {}) }));
 }
 
 /** The host link, or undefined when it does not exist. */
 export async function hostLinkGet(name: string): Promise<HostVeth | undefined> {
   try {
     const l = await createNetlink().linkGet(name);
-    return { name: l.spec.name, ...(l.alias ? { alias: l.alias } : {}) };
+    return { name: l.spec.name, mtu: l.spec.mtu, ...(l.alias ? { alias: l.alias } : {}) };
   } catch (e) {
     if (isLinkNotFoundError(e)) return undefined;
     throw e;
   }
+}
+
+/** The routes through `ifname` in the Pod netns, every table. Equivalent to: `ip -j route show table all` (IPv4 and IPv6). */
+export async function podRouteList(netnsPath: string, ifname: string): Promise<ObservedRoute[]> {
+  return (await createNetlink({ netns: netnsPath }).routeList()).filter((r) => r.dev === ifname);
+}
+
+/**
+ * Whether the kernel route `observed` is `want` (from {@link podRouteSpecs}): same destination,
+ * table, device and gateway, and the metric, MTU, advmss and scope that `want` sets. Pure.
+ */
+export function routeIs(want: RouteSpec, observed: ObservedRoute): boolean {
+  const dst = (d: string) =>
+    d.endsWith('/0') ? 'default' : d.includes('/') ? d : `${d}/${d.includes(':') ? 128 : 32}`;
+  const family = want.dst.includes(':') ? 'inet6' : 'inet';
+  return (
+    dst(want.dst.toLowerCase()) === observed.dst.toLowerCase() &&
+    family === observed.family &&
+    (want.table ?? 254) === observed.table &&
+    want.dev === observed.dev &&
+    want.via?.toLowerCase() === observed.via?.toLowerCase() &&
+    (want.metric === undefined || want.metric === observed.metric) &&
+    (want.mtu === undefined || want.mtu === observed.mtu) &&
+    (want.advmss === undefined || want.advmss === observed.advmss) &&
+    (want.scope === undefined || want.scope === observed.scope)
+  );
 }

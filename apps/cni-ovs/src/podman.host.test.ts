@@ -3,7 +3,14 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startOvs, uniqueName, type OvsInstance } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
-import { createPluginSandbox, hostVeths, leasedIps, type PluginSandbox } from '../test/harness.js';
+import {
+  createPluginSandbox,
+  hostVeths,
+  leasedIps,
+  sandboxSettings,
+  writeNodeSettings,
+  type PluginSandbox,
+} from '../test/harness.js';
 
 // podman 4.3 with its CNI backend (libcni) runs the bundled plugin for real: VERSION + ADD on start,
 // VERSION + DEL on removal (recipe: ../shared/lab-notes/README.md). Its state lives in private
@@ -21,6 +28,7 @@ beforeAll(async () => {
   sb = await createPluginSandbox();
   ovs = await startOvs();
   await ovs.addBridge(bridge);
+  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
   rootfs = join(sb.dir, 'rootfs');
   for (const d of ['bin', 'etc', 'proc', 'sys', 'dev', 'tmp'])
     await mkdir(join(rootfs, d), { recursive: true });
@@ -33,6 +41,9 @@ beforeAll(async () => {
       'runtime="runc"', // crun fails on this machine's hybrid cgroups
       'cgroup_manager="cgroupfs"',
       'events_logger="file"',
+      // The process that tears the network down (podman container cleanup, started by conmon)
+      // gets only these variables, not podman's environment.
+      `conmon_env_vars=["PATH=${process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin'}", "FABRIK_CNI_CONFIG=${sb.settingsPath}", "FABRIK_OVS_CODE_CACHE_DIR=${sb.codeCacheDir}"]`,
       '[containers]',
       'default_ulimits=["nofile=20000:20000","nproc=32768:32768"]',
       '[network]',
@@ -52,9 +63,6 @@ beforeAll(async () => {
           type: 'fabrik-ovs',
           bridge,
           vlan: 100,
-          ovsdbSocket: ovs.endpoint,
-          ofportTimeoutMs: 30_000,
-          cacheDir: sb.cacheDir,
           capabilities: { ips: true, mac: true },
           ipam: { type: 'host-local', subnet: '10.55.0.0/24', dataDir: sb.ipamDataDir },
         },
@@ -66,6 +74,7 @@ beforeAll(async () => {
     CONTAINERS_CONF: conf,
     HOME: sb.dir,
     FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
+    FABRIK_CNI_CONFIG: sb.settingsPath,
   };
   podmanArgs = [
     '--root',

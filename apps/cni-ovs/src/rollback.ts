@@ -6,8 +6,14 @@
 export class Rollback {
   private readonly steps: Array<{ what: string; undo: () => Promise<unknown> }> = [];
 
-  onFailure(what: string, undo: () => Promise<unknown>): void {
-    this.steps.push({ what, undo });
+  /** Registers an undo step; the returned function drops it again (the resource turned out not to exist). */
+  onFailure(what: string, undo: () => Promise<unknown>): () => void {
+    const step = { what, undo };
+    this.steps.push(step);
+    return () => {
+      const at = this.steps.indexOf(step);
+      if (at >= 0) this.steps.splice(at, 1);
+    };
   }
 
   /** Runs every registered step (newest first) and returns the ones that failed. */

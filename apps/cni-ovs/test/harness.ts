@@ -4,8 +4,10 @@ import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
 import { runCommand, isCommandError } from '@fabrik/netcore';
 import { bundlePlugin } from '../scripts/bundle.js';
+import { hostVethName } from '../src/names.js';
 
 const appRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = join(appRoot, '..', '..');
@@ -24,6 +26,8 @@ export interface PluginSandbox {
   readonly cnitoolCache: string;
   /** The plugin's V8 code cache (FABRIK_OVS_CODE_CACHE_DIR). */
   readonly codeCacheDir: string;
+  /** The node settings file every call gets through FABRIK_CNI_CONFIG (see {@link writeNodeSettings}). */
+  readonly settingsPath: string;
   remove(): Promise<void>;
 }
 
@@ -44,6 +48,7 @@ export async function createPluginSandbox(): Promise<PluginSandbox> {
     ipamDataDir: join(dir, 'ipam'),
     cnitoolCache: join(dir, 'cnitool-cache'),
     codeCacheDir: join(dir, 'code-cache'),
+    settingsPath: join(dir, 'fabrik.d', 'config.yaml'),
     remove: () => rm(dir, { recursive: true, force: true }),
   };
   await mkdir(sb.confDir);
@@ -54,6 +59,28 @@ export interface ExecResult {
   readonly code: number;
   readonly out: Record<string, unknown> | undefined;
   readonly stderr: string;
+}
+
+/**
+ * The node settings of a sandbox: its private OVSDB and cache, and a generous ofport timeout
+ * (test files run their own ovs-vswitchd side by side on a 2-core machine).
+ */
+export function sandboxSettings(sb: PluginSandbox, ovsdbSocket: string): Record<string, unknown> {
+  return { ovsdbSocket, cacheDir: sb.cacheDir, timeouts: { ofportTimeoutMs: 30_000 } };
+}
+
+/**
+ * Writes a node settings file (YAML, as an installer would) and returns its path: the sandbox's
+ * own (`sb.settingsPath`) unless `file` names another one in the sandbox.
+ */
+export async function writeNodeSettings(
+  sb: PluginSandbox,
+  settings: Record<string, unknown>,
+  file = sb.settingsPath,
+): Promise<string> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, stringify(settings));
+  return file;
 }
 
 /** Executes the plugin (or `opts.binary`) as a runtime would: CNI_* environment, config on stdin. */
@@ -68,6 +95,8 @@ export async function execPlugin(
     args?: string;
     env?: Record<string, string>;
     binary?: string;
+    /** Kill the plugin after this long (default 60 s): the call then fails with code -1. */
+    timeoutMs?: number;
   } = {},
 ): Promise<ExecResult> {
   const env: Record<string, string> = {
@@ -75,6 +104,7 @@ export async function execPlugin(
     CNI_COMMAND: command,
     CNI_PATH: sb.cniPath,
     FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
+    FABRIK_CNI_CONFIG: sb.settingsPath,
     ...(opts.containerId !== undefined ? { CNI_CONTAINERID: opts.containerId } : {}),
     ...(opts.netns !== undefined ? { CNI_NETNS: opts.netns } : {}),
     ...(opts.ifname !== undefined ? { CNI_IFNAME: opts.ifname } : {}),
@@ -83,7 +113,11 @@ export async function execPlugin(
   };
   const input = typeof conf === 'string' ? conf : JSON.stringify(conf);
   try {
-    const r = await runCommand(opts.binary ?? sb.plugin, [], { input, env });
+    const r = await runCommand(opts.binary ?? sb.plugin, [], {
+      input,
+      env,
+      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+    });
     return {
       code: 0,
       out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined,
@@ -126,6 +160,7 @@ export async function cnitool(
     CNI_PATH: sb.cniPath,
     CNITOOL_CACHE: sb.cnitoolCache,
     FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
+    FABRIK_CNI_CONFIG: sb.settingsPath,
     CNI_IFNAME: opts.ifname ?? 'net1',
     ...(opts.args ? { CNI_ARGS: opts.args } : {}),
     ...(opts.capArgs ? { CAP_ARGS: JSON.stringify(opts.capArgs) } : {}),
@@ -150,4 +185,80 @@ export async function leasedIps(sb: PluginSandbox, network: string): Promise<str
   } catch {
     return [];
   }
+}
+
+/** Everything on the node a call of the plugin could have changed, for before/after comparisons. */
+export interface NodeState {
+  /** Host links named like, or marked for, one of the probed attachments. */
+  readonly hostLinks: readonly string[];
+  /** Every Port row of the sandbox's OVS, with its external_ids. */
+  readonly ovsPorts: readonly string[];
+  /** Every link and address in the probed namespaces. */
+  readonly podLinks: readonly string[];
+  /** Every file and directory below the cache directory. */
+  readonly cache: readonly string[];
+  /** Every IP host-local has leased, in any network of the sandbox. */
+  readonly leases: readonly string[];
+}
+
+/**
+ * The node as `probe` can see it: the probed attachments' host links, the sandbox's OVS ports,
+ * cache and leases, and the probed Pod namespaces. Host links are limited to the probed
+ * attachments because other test files create veths in the same (host) namespace.
+ */
+export async function nodeState(
+  sb: PluginSandbox,
+  ovs: { vsctl(...args: string[]): Promise<string> },
+  probe: {
+    readonly attachments: ReadonlyArray<{ containerId: string; ifname: string }>;
+    readonly netns?: ReadonlyArray<{ ip(...args: string[]): Promise<string> }>;
+  },
+): Promise<NodeState> {
+  const hostLinkRows = JSON.parse(
+    (await runCommand('ip', ['-j', '-d', 'link', 'show'])).stdout || '[]',
+  ) as Array<{
+    ifname: string;
+    ifalias?: string;
+  }>;
+  const names = new Set(probe.attachments.map((a) => hostVethName(a.containerId, a.ifname)));
+  const hostLinks = hostLinkRows
+    .filter(
+      (l) => names.has(l.ifname) || probe.attachments.some((a) => l.ifalias?.includes(`:${a.containerId}:`)),
+    )
+    .map((l) => `${l.ifname} ${l.ifalias ?? ''}`);
+  const ports = JSON.parse(
+    await ovs.vsctl('--format=json', '--columns=name,external_ids', 'list', 'Port'),
+  ) as {
+    data: unknown[][];
+  };
+  const podLinks: string[] = [];
+  for (const ns of probe.netns ?? []) {
+    const links = JSON.parse((await ns.ip('-j', 'addr', 'show')) || '[]') as Array<{
+      ifname: string;
+      addr_info?: Array<{ local: string }>;
+    }>;
+    podLinks.push(...links.map((l) => `${l.ifname} ${(l.addr_info ?? []).map((a) => a.local).join(',')}`));
+  }
+  const leases: string[] = [];
+  for (const net of await readdir(sb.ipamDataDir).catch(() => [] as string[]))
+    leases.push(...(await leasedIps(sb, net)).map((ip) => `${net}/${ip}`));
+  return {
+    hostLinks: hostLinks.sort(),
+    ovsPorts: ports.data.map((row) => JSON.stringify(row)).sort(),
+    podLinks: podLinks.sort(),
+    cache: (await walk(sb.cacheDir)).sort(),
+    leases: leases.sort(),
+  };
+}
+
+/** Every file and directory below `dir` (relative paths; directories end with '/'). */
+async function walk(dir: string, prefix = ''): Promise<string[]> {
+  const entries = await readdir(join(dir, prefix), { withFileTypes: true }).catch(() => []);
+  const out: string[] = [];
+  for (const e of entries) {
+    const rel = join(prefix, e.name);
+    if (e.isDirectory()) out.push(`${rel}/`, ...(await walk(dir, rel)));
+    else out.push(rel);
+  }
+  return out;
 }

@@ -6,7 +6,7 @@ import { createNetlink, type Netlink } from '@fabrik/netcore/netlink';
 import { addPort, connectOvsdb, ensureBridge, findPorts, type OvsdbClient } from '@fabrik/netcore/ovsdb';
 import { parseFrrIntent, readFrrStatus, reloadFrr, renderFrrConfig, type FrrIntent } from '@fabrik/frr';
 import { hbrDesiredState } from '@fabrik/agent-netns';
-import { PortIds } from '@fabrik/cni-ovs';
+import { PortIds } from '@fabrik/api';
 import { buildTopology, type BuiltTopology } from '@fabrik/lab';
 import { startFrr, startOvs, type FrrInstance, type OvsInstance } from '@fabrik/testkit';
 import type { LabReport } from '../report.js';

@@ -112,6 +112,7 @@ export {
   PhysicalInterface,
   VlanIdOrRange,
   OvsdbAddress,
+  DEFAULT_OVSDB_SOCKET,
   TrunkConfig,
   RelayConfig,
   physicalInterfaceName,
@@ -147,3 +148,16 @@ export {
 } from './routing-intent/parse.js';
 export type { FrrIntentIssue } from './routing-intent/parse.js';
 export { pathText } from './routing-intent/path.js';
+export {
+  CNI_NODE_SETTINGS_PATH,
+  CNI_NODE_SETTINGS_ENV,
+  DEFAULT_CNI_CACHE_DIR,
+  DEFAULT_IPAM_KUBECONFIG,
+  CniNodeSettings,
+  CniIpamSettings,
+  CniTimeouts,
+  NodeLocalPath,
+  parseCniNodeSettings,
+} from './config/cni-settings.js';
+export type { CniNodeSettingsInput } from './config/cni-settings.js';
+export { PortIds, CNI_OVS_OWNER } from './ovs-port-ids.js';

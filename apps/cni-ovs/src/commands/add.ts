@@ -1,11 +1,14 @@
-import { loadNetConf } from '../config.js';
+import { PortIds } from '@fabrik/api';
+import { loadNetConf, type NetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
-import { execIpam, ipamCallOf, type IpamCall } from '../ipam.js';
-import { removeAttachment, writeAttachment } from '../cache.js';
+import { execIpam, findPlugin, ipamCallOf, isIpamAnswer, type IpamCall } from '../ipam.js';
+import { removeAttachment, writeAttachment, type AttachmentRecord } from '../cache.js';
 import { hostVethAlias, hostVethName, randomMac } from '../names.js';
-import { PortIds, vlanSettings } from '../ovs.js';
+import { loadNodeSettings, type NodeSettings } from '../node-settings.js';
+import { vlanSettings } from '../ovs.js';
 import {
-  assertNetnsExists,
+  VETH_DEFAULT_MTU,
+  assertNamespaceFile,
   configurePodInterface,
   enableArpNotify,
   hostLinkDel,
@@ -17,30 +20,55 @@ import type { PluginDeps } from './context.js';
 
 /**
  * ADD: veth pair, OVS port (waiting for its ofport), IPAM, addresses and routes in the Pod, cache.
- * IPAM runs while the veth and the port are created. Every acquired resource registers its undo
- * step; any failure releases them all, so a failed ADD leaves no port, veth or IP behind.
+ * Everything is validated and the cache record written before any resource is acquired; IPAM runs
+ * while the veth and the port are created. Every acquired resource registers its undo step; any
+ * failure releases them all, so a failed ADD leaves no port, veth, IP or record behind (the record
+ * stays only when an undo step failed, so that DEL and GC can finish the job).
  */
 export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult> {
+  const node = await loadNodeSettings(deps.env);
+  const { settings } = node;
   const conf = loadNetConf(args.config, args.args, args.cniVersion);
-  await assertNetnsExists(args.netns);
-  const bridge = await resolveBridge(conf, deps.env);
+  await assertNamespaceFile(args.netns);
+  const bridge = await resolveBridge(conf.bridge, settings.agentHostConfig);
   const hostName = hostVethName(args.containerId, args.ifname);
   const hostMac = randomMac();
   const podMac = conf.mac ?? randomMac();
+  const mtu = conf.mtu ?? VETH_DEFAULT_MTU;
   const ipamCall = (command: IpamCall['command']): IpamCall =>
     ipamCallOf(conf.ipamType ?? '', command, args, deps.env);
-  if (!conf.ipamType) staticAddresses(conf.ips);
+  if (conf.ipamType) await findPlugin(conf.ipamType, args.path);
+  else staticAddresses(conf.ips);
+
+  const record: AttachmentRecord = {
+    version: 1,
+    network: conf.name,
+    containerId: args.containerId,
+    ifname: args.ifname,
+    netns: args.netns,
+    hostIfname: hostName,
+    bridge,
+    stdinData: args.stdinData,
+    cniArgs: args.args,
+  };
+  await prepareRecord(node, record);
 
   const rollback = new Rollback();
   // Connecting to OVSDB overlaps with creating the veth; the session is closed in any case.
-  const session = deps.openOvs(conf);
+  const session = deps.openOvs(settings);
   session.catch(() => undefined);
   try {
     const ipam = conf.ipamType
       ? (() => {
-          // IPAM DEL is idempotent, so the release is registered before the ADD even returns.
-          rollback.onFailure('IPAM release', () => execIpam(ipamCall('DEL')));
-          return execIpam(ipamCall('ADD'));
+          // IPAM DEL is idempotent, so the release is registered before the ADD even returns (an
+          // IPAM killed half-way may hold a lease). An IPAM that answered with an error has
+          // released what it took (the spec requires it): then there is nothing to release, and a
+          // release that fails too (it reads the same config) must not count as a leftover.
+          const noRelease = rollback.onFailure('IPAM release', () => execIpam(ipamCall('DEL')));
+          return execIpam(ipamCall('ADD')).catch((e: unknown) => {
+            if (isIpamAnswer(e)) noRelease();
+            throw e;
+          });
         })()
       : Promise.resolve(undefined);
     const connectPort = async () => {
@@ -49,17 +77,10 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
         bridge,
         name: hostName,
         vlan: vlanSettings(conf),
-        externalIds: {
-          [PortIds.network]: conf.name,
-          [PortIds.containerId]: args.containerId,
-          [PortIds.ifname]: args.ifname,
-          [PortIds.netns]: args.netns,
-          ...(conf.podName ? { [PortIds.podName]: conf.podName } : {}),
-          ...(conf.podNamespace ? { [PortIds.podNamespace]: conf.podNamespace } : {}),
-        },
+        externalIds: portIds(conf, args),
       });
       rollback.onFailure(`OVS port ${hostName}`, () => port.deletePort(hostName));
-      await port.waitForOfport(hostName, conf.ofportTimeoutMs);
+      await port.waitForOfport(hostName, settings.timeouts.ofportTimeoutMs);
     };
     const attach = (async () => {
       await vethAdd({
@@ -68,8 +89,8 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
         podName: args.ifname,
         podMac,
         netnsPath: args.netns,
-        alias: hostVethAlias(conf.name, args.containerId, args.ifname),
-        ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}),
+        alias: hostVethAlias({ network: conf.name, containerId: args.containerId, ifname: args.ifname }),
+        mtu,
       });
       rollback.onFailure(`veth ${hostName}`, () => hostLinkDel(hostName));
       // Both settle before a failure propagates, so every undo step is registered before rollback runs.
@@ -79,36 +100,15 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
 
     const ips: CniIpConfig[] = ipamResult?.ips ?? staticAddresses(conf.ips).map((address) => ({ address }));
     const routes = ipamResult?.routes ?? [];
-
     const result: CniResult = {
       interfaces: [
-        { name: hostName, mac: hostMac, ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}) },
-        {
-          name: args.ifname,
-          mac: podMac,
-          ...(conf.mtu !== undefined ? { mtu: conf.mtu } : {}),
-          sandbox: args.netns,
-        },
+        { name: hostName, mac: hostMac, mtu },
+        { name: args.ifname, mac: podMac, mtu, sandbox: args.netns },
       ],
       ips: ips.map((ip) => ({ ...ip, interface: 1 })),
       routes,
       dns: ipamResult?.dns ?? {},
     };
-    rollback.onFailure('cache record', () =>
-      removeAttachment(conf.cacheDir, conf.name, args.containerId, args.ifname),
-    );
-    const record = writeAttachment(conf.cacheDir, {
-      version: 1,
-      network: conf.name,
-      containerId: args.containerId,
-      ifname: args.ifname,
-      netns: args.netns,
-      hostIfname: hostName,
-      bridge,
-      stdinData: args.stdinData,
-      cniArgs: args.args,
-      result,
-    });
     await settleAll([
       configurePodInterface(
         args.netns,
@@ -116,24 +116,54 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
         ips.map((ip) => ({ cidr: ip.address, ...(ip.gateway ? { gateway: ip.gateway } : {}) })),
         routes,
       ),
-      record,
+      writeAttachment(settings.cacheDir, { ...record, result }),
     ]);
     return result;
   } catch (e) {
     const leftovers = await rollback.run();
-    if (leftovers.length > 0 && e instanceof CniError) {
-      throw new CniError(
-        e.code,
-        e.message,
-        [e.details, `rollback failed: ${leftovers.join('; ')}`].filter(Boolean).join('; '),
-        { cause: e },
+    if (leftovers.length === 0) {
+      await removeAttachment(settings.cacheDir, conf.name, args.containerId, args.ifname).catch(
+        () => undefined,
       );
+      throw e;
     }
-    if (leftovers.length > 0)
-      throw new Error(`${(e as Error).message}; rollback failed: ${leftovers.join('; ')}`, { cause: e });
-    throw e;
+    const rollbackFailed = `rollback failed: ${leftovers.join('; ')}`;
+    if (e instanceof CniError)
+      throw new CniError(e.code, e.message, [e.details, rollbackFailed].filter(Boolean).join('; '), {
+        cause: e,
+      });
+    throw new Error(`${(e as Error).message}; ${rollbackFailed}`, { cause: e });
   } finally {
     (await session.catch(() => undefined))?.close();
+  }
+}
+
+/** The external_ids of the attachment's OVS port (the contract in @fabrik/api's PortIds). */
+function portIds(conf: NetConf, args: CmdArgs): Record<string, string> {
+  return {
+    [PortIds.network]: conf.name,
+    [PortIds.containerId]: args.containerId,
+    [PortIds.ifname]: args.ifname,
+    [PortIds.netns]: args.netns,
+    ...(conf.podName ? { [PortIds.podName]: conf.podName } : {}),
+    ...(conf.podNamespace ? { [PortIds.podNamespace]: conf.podNamespace } : {}),
+  };
+}
+
+/**
+ * Writes the record before anything is acquired: proves that the cache directory is usable (a
+ * cache that is not fails ADD with nothing to undo) and leaves the evidence DEL and GC rely on.
+ */
+async function prepareRecord(node: NodeSettings, record: AttachmentRecord): Promise<void> {
+  try {
+    await writeAttachment(node.settings.cacheDir, record);
+  } catch (e) {
+    throw new CniError(
+      CniErrorCode.ioFailure,
+      `cache directory ${node.settings.cacheDir} (cacheDir of ${node.path}) is not usable: ${(e as Error).message}`,
+      undefined,
+      { cause: e },
+    );
   }
 }
 

@@ -1,27 +1,32 @@
 import { loadNetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
 import { execIpam, ipamCallOf } from '../ipam.js';
-import { hostVethName } from '../names.js';
+import { hostVethName, marksAttachment } from '../names.js';
+import { loadNodeSettings } from '../node-settings.js';
 import { vlanSettings } from '../ovs.js';
-import { hostLinkGet, podLinkGet } from '../pod-interface.js';
+import {
+  VETH_DEFAULT_MTU,
+  hostLinkGet,
+  podLinkGet,
+  podRouteList,
+  podRouteSpecs,
+  routeIs,
+} from '../pod-interface.js';
 import { PluginErrorCode } from '../codes.js';
-import { CniError, CniErrorCode, fromVersionedResult, type CmdArgs } from '../skel/index.js';
+import { CniError, CniErrorCode, parseCniResult, type CmdArgs, type CniResult } from '../skel/index.js';
 import type { PluginDeps } from './context.js';
 
 /**
  * CHECK: the attachment described by prevResult still exists as configured: the OVS port on the
- * bridge with the VLAN settings and a working ofport, both veth ends, the Pod end's MAC, MTU and
- * addresses. Then the IPAM plugin checks its part.
+ * bridge with the VLAN settings and a working ofport; the host veth with this attachment's mark
+ * and MTU; the Pod end (a veth) with its MAC, MTU, up, every prevResult address and every
+ * prevResult route as ADD added it. Then the IPAM plugin checks its part. A difference is code 101
+ * naming it; a malformed prevResult is code 7 naming the field.
  */
 export async function cmdCheck(args: CmdArgs, deps: PluginDeps): Promise<void> {
+  const { settings } = await loadNodeSettings(deps.env);
   const conf = loadNetConf(args.config, args.args, args.cniVersion);
-  if (conf.prevResult === undefined) {
-    throw new CniError(
-      CniErrorCode.invalidNetworkConfig,
-      'invalid network config: prevResult: required for CHECK',
-    );
-  }
-  const prev = fromVersionedResult(conf.prevResult);
+  const prev = parsePrevResult(conf.prevResult);
   const fail = (msg: string) => new CniError(PluginErrorCode.checkFailed, `CHECK failed: ${msg}`);
   const podIndex = (prev.interfaces ?? []).findIndex(
     (i) => i.name === args.ifname && i.sandbox === args.netns,
@@ -29,9 +34,11 @@ export async function cmdCheck(args: CmdArgs, deps: PluginDeps): Promise<void> {
   const podIf = prev.interfaces?.[podIndex];
   if (!podIf) throw fail(`prevResult has no interface ${args.ifname} with sandbox ${args.netns}`);
   const hostName = hostVethName(args.containerId, args.ifname);
-  const bridge = await resolveBridge(conf, deps.env);
+  const bridge = await resolveBridge(conf.bridge, settings.agentHostConfig);
+  // The MTU ADD gave both ends (1.1.0 results carry it per interface).
+  const mtu = podIf.mtu ?? conf.mtu ?? VETH_DEFAULT_MTU;
 
-  const ovs = await deps.openOvs(conf);
+  const ovs = await deps.openOvs(settings);
   let port;
   try {
     port = (await ovs.findPorts(conf.name)).find((p) => p.name === hostName);
@@ -53,24 +60,59 @@ export async function cmdCheck(args: CmdArgs, deps: PluginDeps): Promise<void> {
   }
   if (port.error) throw fail(`OVS interface ${hostName} has error: ${port.error}`);
   if (!port.ofport || port.ofport < 0) throw fail(`OVS interface ${hostName} has no ofport`);
-  if (!(await hostLinkGet(hostName))) throw fail(`host veth ${hostName} does not exist`);
+  const hostLink = await hostLinkGet(hostName);
+  if (!hostLink) throw fail(`host veth ${hostName} does not exist`);
+  if (!marksAttachment(hostLink.alias, args.containerId, args.ifname))
+    throw fail(
+      `host link ${hostName} is not this attachment's (ifalias ${JSON.stringify(hostLink.alias ?? '')})`,
+    );
+  if (hostLink.mtu !== mtu) throw fail(`host veth ${hostName} has MTU ${hostLink.mtu}, want ${mtu}`);
 
   const link = await podLinkGet(args.netns, args.ifname);
   if (!link) throw fail(`interface ${args.ifname} does not exist in ${args.netns}`);
-  if (link.kind !== undefined && link.kind !== 'veth')
-    throw fail(`${args.ifname} is a ${link.kind}, not a veth`);
+  if (link.kind !== 'veth') throw fail(`${args.ifname} is a ${link.kind}, not a veth`);
   if (podIf.mac && podIf.mac.toLowerCase() !== link.mac.toLowerCase())
     throw fail(`${args.ifname} has MAC ${link.mac}, prevResult says ${podIf.mac}`);
-  if (conf.mtu !== undefined && link.mtu !== conf.mtu)
-    throw fail(`${args.ifname} has MTU ${link.mtu}, want ${conf.mtu}`);
+  if (link.mtu !== mtu) throw fail(`${args.ifname} has MTU ${link.mtu}, want ${mtu}`);
   if (!link.up) throw fail(`${args.ifname} is down`);
-  for (const ip of prev.ips ?? []) {
-    if (ip.interface !== undefined && ip.interface !== podIndex) continue;
+  const podIps = (prev.ips ?? []).filter((ip) => ip.interface === undefined || ip.interface === podIndex);
+  for (const ip of podIps) {
     if (!link.addresses.includes(ip.address))
       throw fail(`${args.ifname} lacks address ${ip.address} (has ${link.addresses.join(', ') || 'none'})`);
+  }
+  const wantRoutes = podRouteSpecs(
+    args.ifname,
+    podIps.map((ip) => ({ cidr: ip.address, ...(ip.gateway ? { gateway: ip.gateway } : {}) })),
+    prev.routes ?? [],
+  );
+  if (wantRoutes.length > 0) {
+    const routes = await podRouteList(args.netns, args.ifname);
+    for (const [i, route] of wantRoutes.entries()) {
+      if (!routes.some((r) => routeIs(route, r))) {
+        const r = prev.routes?.[i];
+        throw fail(
+          `${args.ifname} lacks route ${r?.dst}${route.via ? ` via ${route.via}` : ''}${route.table ? ` table ${route.table}` : ''} (prevResult routes[${i}])`,
+        );
+      }
+    }
   }
 
   if (conf.ipamType) {
     await execIpam(ipamCallOf(conf.ipamType, 'CHECK', args, deps.env));
   }
+}
+
+function parsePrevResult(raw: unknown): CniResult {
+  if (raw === undefined)
+    throw new CniError(
+      CniErrorCode.invalidNetworkConfig,
+      'invalid network config: prevResult: required for CHECK',
+    );
+  const parsed = parseCniResult(raw);
+  if (!parsed.ok)
+    throw new CniError(
+      CniErrorCode.invalidNetworkConfig,
+      `invalid network config: prevResult.${parsed.field}: ${parsed.message}`,
+    );
+  return parsed.result;
 }

@@ -1,8 +1,9 @@
-import { loadNetConf } from '../config.js';
+import { loadNetConf, type NetConf } from '../config.js';
 import { execIpam, ipamCallOf } from '../ipam.js';
 import { readAttachment, removeAttachment } from '../cache.js';
 import { hostVethName } from '../names.js';
-import { hostLinkDel } from '../pod-interface.js';
+import { loadNodeSettings } from '../node-settings.js';
+import { attachmentVethDel } from '../pod-interface.js';
 import { CniErrorCode, isCniError, type CmdArgs } from '../skel/index.js';
 import type { PluginDeps } from './context.js';
 
@@ -10,40 +11,76 @@ import type { PluginDeps } from './context.js';
  * DEL: releases the IPs, deletes the OVS port and the veth, forgets the attachment. Idempotent:
  * it needs neither the Pod netns (the host veth name is derived from container id and ifname;
  * deleting it removes the Pod end too) nor the cache; whatever is already gone counts as done.
- * The IPAM release always runs. The three steps are independent and run at the same time.
+ * Only what carries this attachment's mark is deleted: a veth whose ifalias, a port whose
+ * external_ids name this container id and ifname. The three steps run at the same time.
  *
- * An unreachable OVSDB does not fail DEL: failing would make the runtime retry DEL forever
- * (the DEL loops ovs-cni users report). The port is left to GC, which finds it by its
- * external_ids, and the cache record is kept for it.
+ * DEL fails only when something of the attachment may be left that a retry could remove, since a
+ * runtime retries a failed DEL forever (the DEL loops ovs-cni users report):
+ * - an unreachable OVSDB: the veth and the IPs are released, the port is left to GC (it finds it
+ *   by its external_ids) together with the cache record;
+ * - a config ADD would refuse: ADD created nothing with it; the marked veth and port are deleted
+ *   all the same (node-level fields, which DEL does not use, are ignored here), the IPAM is not
+ *   called;
+ * - a failing IPAM release fails DEL only when the cache holds a record of the attachment, the
+ *   evidence that ADD got as far as asking the IPAM (without one, the IPAM never leased anything
+ *   to it: its error is reported on stderr and DEL succeeds).
  */
 export async function cmdDel(args: CmdArgs, deps: PluginDeps): Promise<void> {
-  const conf = loadNetConf(args.config, args.args, args.cniVersion);
-  const cached = await readAttachment(conf.cacheDir, conf.name, args.containerId, args.ifname);
+  const { settings } = await loadNodeSettings(deps.env);
+  const conf = tryLoadNetConf(args);
+  const cached = conf
+    ? await readAttachment(settings.cacheDir, conf.name, args.containerId, args.ifname)
+    : undefined;
   const hostName = cached?.hostIfname ?? hostVethName(args.containerId, args.ifname);
   let portLeftForGc = false;
+  const note = (what: string) =>
+    process.stderr.write(`fabrik-ovs: DEL ${args.containerId}/${args.ifname}: ${what}\n`);
+
   const steps: Array<Promise<unknown>> = [
-    hostLinkDel(hostName),
+    attachmentVethDel(hostName, args.containerId, args.ifname).then((outcome) => {
+      if (outcome === 'foreign') note(`host link ${hostName} is not this attachment's: left alone`);
+    }),
     (async () => {
       try {
-        const ovs = await deps.openOvs(conf);
+        const ovs = await deps.openOvs(settings);
         try {
-          await ovs.deletePort(hostName);
+          await ovs.deleteAttachmentPorts(args.containerId, args.ifname);
         } finally {
           ovs.close();
         }
       } catch (e) {
         if (!isCniError(e) || e.code !== CniErrorCode.tryAgainLater) throw e;
         portLeftForGc = true;
-        process.stderr.write(`fabrik-ovs: DEL: OVS port ${hostName} left for GC: ${e.message}\n`);
+        note(`OVS port left for GC: ${e.message}`);
       }
     })(),
   ];
-  if (conf.ipamType) {
-    steps.push(execIpam(ipamCallOf(conf.ipamType, 'DEL', args, deps.env)));
+  if (conf?.ipamType) {
+    steps.push(
+      execIpam(ipamCallOf(conf.ipamType, 'DEL', args, deps.env)).catch((e: unknown) => {
+        if (cached) throw e;
+        note(
+          `IPAM ${conf.ipamType} DEL failed, and no record shows it was ever asked: ${(e as Error).message}`,
+        );
+      }),
+    );
   }
   const outcomes = await Promise.allSettled(steps);
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   // Keep the record while anything failed: the runtime retries DEL, and GC still finds it.
   if (failed) throw failed.reason;
-  if (!portLeftForGc) await removeAttachment(conf.cacheDir, conf.name, args.containerId, args.ifname);
+  if (conf && !portLeftForGc)
+    await removeAttachment(settings.cacheDir, conf.name, args.containerId, args.ifname).catch((e: unknown) =>
+      note(`cache record not removed: ${(e as Error).message}`),
+    );
+}
+
+/** The config, or undefined when ADD would refuse it (node-level fields aside: DEL ignores them). */
+function tryLoadNetConf(args: CmdArgs): NetConf | undefined {
+  try {
+    return loadNetConf(args.config, args.args, args.cniVersion, { ignoreNodeFields: true });
+  } catch (e) {
+    if (isCniError(e)) return undefined;
+    throw e;
+  }
 }

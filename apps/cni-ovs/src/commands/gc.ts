@@ -1,18 +1,33 @@
+import { PortIds } from '@fabrik/api';
 import { loadNetConf } from '../config.js';
 import { execIpam } from '../ipam.js';
 import { listAttachments, removeAttachment } from '../cache.js';
 import { HOST_VETH_PREFIX, parseHostVethAlias } from '../names.js';
-import { hostLinkDel, hostVethList } from '../pod-interface.js';
+import { loadNodeSettings } from '../node-settings.js';
+import { attachmentVethDel, hostVethList } from '../pod-interface.js';
 import { CniError, CniErrorCode, type CmdArgs } from '../skel/index.js';
 import type { PluginDeps } from './context.js';
 
+/** One attachment of the network that the runtime no longer lists, with every trace found of it. */
+interface StaleAttachment {
+  containerId: string;
+  ifname: string;
+  /** Host veth names to delete (when they carry this attachment's mark). */
+  hostIfnames: Set<string>;
+  /** The ADD's config and CNI_ARGS, from the cache record. */
+  stdinData?: string;
+  cniArgs?: string;
+}
+
 /**
  * GC: every attachment of this network that the runtime does not list in
- * `cni.dev/valid-attachments` is removed, whichever trace of it is left: its OVS port (found by
- * external_ids), its host veth (found by the fabrik-ovs ifalias) and its cache record. Its IPs are
- * released with the IPAM config it was added with (from the cache), else the current one.
+ * `cni.dev/valid-attachments` is removed, whichever trace of it is left: its OVS ports (found by
+ * external_ids), its host veths (found by the fabrik-ovs ifalias) and its cache record. As in DEL,
+ * a port or veth is deleted only when its mark names that attachment's container id and ifname.
+ * Its IPs are released with the IPAM config it was added with (from the cache), else the current one.
  */
 export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
+  const { settings } = await loadNodeSettings(deps.env);
   const conf = loadNetConf(args.config, args.args, args.cniVersion);
   if (!conf.validAttachments) {
     throw new CniError(
@@ -22,50 +37,45 @@ export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
   }
   const key = (containerId: string, ifname: string) => `${containerId}\n${ifname}`;
   const valid = new Set(conf.validAttachments.map((a) => key(a.containerID, a.ifname)));
-
-  type Stale = {
-    containerId: string;
-    ifname: string;
-    hostIfname?: string;
-    port?: string;
-    stdinData?: string;
-    cniArgs?: string;
-    netns?: string;
+  const stale = new Map<string, StaleAttachment>();
+  const note = (
+    containerId: string,
+    ifname: string,
+    trace: Partial<StaleAttachment> & { hostIfname?: string },
+  ) => {
+    const k = key(containerId, ifname);
+    if (valid.has(k)) return;
+    const s = stale.get(k) ?? { containerId, ifname, hostIfnames: new Set<string>() };
+    if (trace.hostIfname) s.hostIfnames.add(trace.hostIfname);
+    if (trace.stdinData !== undefined) s.stdinData = trace.stdinData;
+    if (trace.cniArgs !== undefined) s.cniArgs = trace.cniArgs;
+    stale.set(k, s);
   };
-  const stale = new Map<string, Stale>();
-  const note = (s: Stale) => {
-    const k = key(s.containerId, s.ifname);
-    if (!valid.has(k)) stale.set(k, { ...stale.get(k), ...s });
-  };
 
-  const ovs = await deps.openOvs(conf);
+  const ovs = await deps.openOvs(settings);
   try {
     for (const p of await ovs.findPorts(conf.name)) {
-      const containerId = p.externalIds['fabrik-cni-container-id'];
-      const ifname = p.externalIds['fabrik-cni-ifname'];
-      if (containerId && ifname) note({ containerId, ifname, port: p.name, hostIfname: p.name });
+      const containerId = p.externalIds[PortIds.containerId];
+      const ifname = p.externalIds[PortIds.ifname];
+      if (containerId && ifname) note(containerId, ifname, {});
     }
     for (const v of await hostVethList(HOST_VETH_PREFIX)) {
       const owner = v.alias ? parseHostVethAlias(v.alias) : undefined;
-      if (owner?.network === conf.name)
-        note({ containerId: owner.containerId, ifname: owner.ifname, hostIfname: v.name });
+      if (owner?.network === conf.name) note(owner.containerId, owner.ifname, { hostIfname: v.name });
     }
-    for (const rec of await listAttachments(conf.cacheDir, conf.name)) {
-      note({
-        containerId: rec.containerId,
-        ifname: rec.ifname,
+    for (const rec of await listAttachments(settings.cacheDir, conf.name)) {
+      note(rec.containerId, rec.ifname, {
         hostIfname: rec.hostIfname,
         stdinData: rec.stdinData,
         cniArgs: rec.cniArgs,
-        netns: rec.netns,
       });
     }
 
     const errors: string[] = [];
     for (const s of stale.values()) {
       try {
-        if (s.port) await ovs.deletePort(s.port);
-        if (s.hostIfname) await hostLinkDel(s.hostIfname);
+        await ovs.deleteAttachmentPorts(s.containerId, s.ifname);
+        for (const name of s.hostIfnames) await attachmentVethDel(name, s.containerId, s.ifname);
         const stdinData = s.stdinData ?? args.stdinData;
         const ipamType = ipamTypeOf(stdinData) ?? conf.ipamType;
         if (ipamType) {
@@ -82,7 +92,7 @@ export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
             env: deps.env,
           });
         }
-        await removeAttachment(conf.cacheDir, conf.name, s.containerId, s.ifname);
+        await removeAttachment(settings.cacheDir, conf.name, s.containerId, s.ifname);
       } catch (e) {
         errors.push(`${s.containerId}/${s.ifname}: ${(e as Error).message}`);
       }

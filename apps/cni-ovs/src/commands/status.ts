@@ -1,15 +1,17 @@
 import { loadNetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
+import { loadNodeSettings } from '../node-settings.js';
 import { CniError, CniErrorCode, isCniError, type CmdArgs } from '../skel/index.js';
 import type { PluginDeps } from './context.js';
 
 /** STATUS: ready to ADD when OVSDB answers and the bridge exists; code 50 otherwise. */
 export async function cmdStatus(args: CmdArgs, deps: PluginDeps): Promise<void> {
+  const { settings } = await loadNodeSettings(deps.env);
   const conf = loadNetConf(args.config, args.args, args.cniVersion);
-  const bridge = await resolveBridge(conf, deps.env);
+  const bridge = await resolveBridge(conf.bridge, settings.agentHostConfig);
   let exists: boolean;
   try {
-    const ovs = await deps.openOvs(conf);
+    const ovs = await deps.openOvs(settings);
     try {
       exists = await ovs.bridgeExists(bridge);
     } finally {
@@ -17,9 +19,14 @@ export async function cmdStatus(args: CmdArgs, deps: PluginDeps): Promise<void> 
     }
   } catch (e) {
     const why = isCniError(e) || e instanceof Error ? e.message : String(e);
-    throw new CniError(CniErrorCode.pluginNotAvailable, `OVSDB ${conf.ovsdbSocket} is not available`, why, {
-      cause: e,
-    });
+    throw new CniError(
+      CniErrorCode.pluginNotAvailable,
+      `OVSDB ${settings.ovsdbSocket} is not available`,
+      why,
+      {
+        cause: e,
+      },
+    );
   }
   if (!exists) throw new CniError(CniErrorCode.pluginNotAvailable, `OVS bridge ${bridge} does not exist`);
 }

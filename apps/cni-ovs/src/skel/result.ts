@@ -67,22 +67,6 @@ export function toVersionedResult(result: CniResult, cniVersion: string): Record
   };
 }
 
-/** Reads a result of any supported version (an IPAM plugin's, or a prevResult) into the internal form. */
-export function fromVersionedResult(raw: unknown): CniResult {
-  const r = (raw ?? {}) as Record<string, unknown>;
-  const out: CniResult = {};
-  if (Array.isArray(r['interfaces'])) out.interfaces = r['interfaces'] as CniInterface[];
-  if (Array.isArray(r['ips'])) {
-    out.ips = (r['ips'] as Record<string, unknown>[]).map((ip) => {
-      const { version: _version, ...rest } = ip;
-      return rest as unknown as CniIpConfig;
-    });
-  }
-  if (Array.isArray(r['routes'])) out.routes = r['routes'] as CniRoute[];
-  if (r['dns'] && typeof r['dns'] === 'object') out.dns = r['dns'] as CniDns;
-  return out;
-}
-
 function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Pick<T, K> {
   const out = {} as Pick<T, K>;
   for (const k of keys) if (o[k] !== undefined) out[k] = o[k];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runPlugin, type PluginFuncs, type CmdArgs } from './run-plugin.js';
+import { jsonDepth, runPlugin, type PluginFuncs, type CmdArgs } from './run-plugin.js';
 import { CniError } from './errors.js';
 import { SPEC_VERSIONS } from './versions.js';
 
@@ -104,6 +104,60 @@ describe('runPlugin', () => {
     });
   });
 
+  it.each([
+    ['CNI_IFNAME', 'é'.repeat(8)],
+    ['CNI_IFNAME', 'net%d'],
+    ['CNI_IFNAME', 'a@b'],
+    ['CNI_IFNAME', 'all'],
+    ['CNI_IFNAME', 'default'],
+    ['CNI_IFNAME', 'lo'],
+    ['CNI_IFNAME', 'a'.repeat(16)],
+    ['CNI_CONTAINERID', 'c'.repeat(129)],
+  ])('refuses %s %j with code 4 naming it, before the plugin runs', async (name, value) => {
+    const { run, calls } = harness();
+    const r = await run(env('ADD', { [name]: value }), '{"cniVersion":"1.0.0"}');
+    expect(r.out).toMatchObject({ code: 4 });
+    expect(String(r.out?.['msg'])).toContain(name);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('accepts a container id of 128 characters and a 15-character ifname', async () => {
+    const { run, calls } = harness();
+    const r = await run(
+      env('DEL', { CNI_CONTAINERID: 'c'.repeat(128), CNI_IFNAME: 'a'.repeat(15) }),
+      '{"cniVersion":"1.0.0"}',
+    );
+    expect(r.code).toBe(0);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('refuses a config nested deeper than 64 with code 6, whatever its depth', async () => {
+    const { run } = harness();
+    const deep = (n: number) => `{"cniVersion":"1.0.0","x":${'['.repeat(n)}${']'.repeat(n)}}`;
+    expect((await run(env('ADD'), deep(63))).code).toBe(0);
+    for (const n of [64, 100_000]) {
+      const r = await run(env('ADD'), deep(n));
+      expect(r.out).toMatchObject({ code: 6 });
+      expect(String(r.out?.['msg'])).toContain(`nested ${n + 1} levels deep`);
+    }
+  });
+
+  it.each([
+    ['a missing CNI_CONTAINERID', { CNI_CONTAINERID: undefined }, '{"cniVersion":"1.0.0"}'],
+    ['an invalid CNI_IFNAME', { CNI_IFNAME: 'all' }, '{"cniVersion":"1.0.0"}'],
+    ['a long container id', { CNI_CONTAINERID: 'c'.repeat(300) }, '{"cniVersion":"1.0.0"}'],
+    ['an undecodable config', {}, '{"cniVersion":'],
+    ['an unsupported version', {}, '{"cniVersion":"0.2.0"}'],
+  ])(
+    'DEL with %s succeeds without calling the plugin: ADD refuses it, so nothing was created',
+    async (_w, patch, stdin) => {
+      const { run, calls } = harness();
+      const r = await run({ ...env('DEL'), ...patch }, stdin);
+      expect(r).toEqual({ code: 0, out: undefined });
+      expect(calls).toHaveLength(0);
+    },
+  );
+
   it('prints a CniError with its code and details', async () => {
     const { run } = harness({
       add: async () => {
@@ -129,5 +183,17 @@ describe('runPlugin', () => {
     expect(iface?.['mtu']).toBe(v === '1.1.0' ? 1400 : undefined);
     expect(route?.['priority']).toBe(v === '1.1.0' ? 5 : undefined);
     expect(ip?.['interface']).toBe(0);
+  });
+});
+
+describe('jsonDepth', () => {
+  it.each([
+    ['{}', 1],
+    ['{"a":[{"b":1}]}', 3],
+    ['"[[[["', 0],
+    ['{"a":"\\"[[["}', 1],
+    ['[[],[[]]]', 3],
+  ])('%s is %i deep', (text, depth) => {
+    expect(jsonDepth(text)).toBe(depth);
   });
 });

@@ -56,7 +56,10 @@ const REQUIRED_ENV: Record<Exclude<CniCommand, 'VERSION'>, readonly string[]> = 
 
 // SPEC.md: "alphanumeric, optionally followed by alphanumerics, underscore, dot or hyphen".
 const CONTAINER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const IFNAME = /^[^/:\s]{1,15}$/;
+/** Longest CNI_CONTAINERID accepted: ids become file names and ownership marks (runtimes use 64). */
+export const MAX_CONTAINER_ID_LENGTH = 128;
+/** Deepest nesting of arrays and objects accepted in a network config (real ones nest about 5). */
+export const MAX_CONFIG_DEPTH = 64;
 
 /**
  * Runs one CNI invocation: reads the environment and config from `io`, calls the verb's function,
@@ -75,30 +78,17 @@ export async function runPlugin(funcs: PluginFuncs, options: PluginOptions, io: 
       io.stdout(JSON.stringify({ cniVersion: requested ?? newest, supportedVersions: versions }));
       return 0;
     }
-    for (const name of REQUIRED_ENV[command]) {
-      if (!io.env[name] && !(name === 'CNI_NETNS' && command === 'DEL')) {
-        throw new CniError(
-          CniErrorCode.invalidEnvironment,
-          `required environment variable ${name} is not set`,
-        );
-      }
+    let validated: Awaited<ReturnType<typeof validateInput>>;
+    try {
+      validated = await validateInput(command, io, versions);
+    } catch (e) {
+      // What ADD refuses here identifies no attachment it could have created: DEL has nothing to
+      // delete and succeeds, or the runtime would retry it forever.
+      if (command === 'DEL') return 0;
+      throw e;
     }
-    const containerId = io.env['CNI_CONTAINERID'] ?? '';
-    if (containerId && !CONTAINER_ID.test(containerId)) {
-      throw new CniError(
-        CniErrorCode.invalidEnvironment,
-        `CNI_CONTAINERID ${JSON.stringify(containerId)} is invalid: must start with a letter or digit, then letters, digits, _ . -`,
-      );
-    }
-    const ifname = io.env['CNI_IFNAME'] ?? '';
-    if (ifname && (!IFNAME.test(ifname) || ifname === '.' || ifname === '..')) {
-      throw new CniError(
-        CniErrorCode.invalidEnvironment,
-        `CNI_IFNAME ${JSON.stringify(ifname)} is invalid: 1-15 characters without '/', ':' or whitespace`,
-      );
-    }
-    const config = decodeConfig(io.stdin);
-    cniVersion = pickVersion(config, versions);
+    const { containerId, ifname, config } = validated;
+    cniVersion = validated.cniVersion;
     if (command === 'CHECK' && !specHas(cniVersion, 'check')) {
       throw new CniError(
         CniErrorCode.incompatibleVersion,
@@ -159,7 +149,54 @@ function parseCommand(value: string | undefined): CniCommand {
   throw new CniError(CniErrorCode.invalidEnvironment, `unknown CNI_COMMAND ${JSON.stringify(value)}`);
 }
 
+/** The CNI_* variables and the config of a command, checked before the plugin sees them. */
+async function validateInput(
+  command: Exclude<CniCommand, 'VERSION'>,
+  io: PluginIo,
+  versions: readonly string[],
+): Promise<{ containerId: string; ifname: string; config: Record<string, unknown>; cniVersion: string }> {
+  for (const name of REQUIRED_ENV[command]) {
+    if (!io.env[name] && !(name === 'CNI_NETNS' && command === 'DEL')) {
+      throw new CniError(CniErrorCode.invalidEnvironment, `required environment variable ${name} is not set`);
+    }
+  }
+  const containerId = io.env['CNI_CONTAINERID'] ?? '';
+  if (containerId && (!CONTAINER_ID.test(containerId) || containerId.length > MAX_CONTAINER_ID_LENGTH)) {
+    throw new CniError(
+      CniErrorCode.invalidEnvironment,
+      `CNI_CONTAINERID ${JSON.stringify(abbreviate(containerId))} is invalid: 1-${MAX_CONTAINER_ID_LENGTH} characters, a letter or digit, then letters, digits, _ . -`,
+    );
+  }
+  const ifname = io.env['CNI_IFNAME'] ?? '';
+  if (ifname) {
+    // Loaded here, not at start-up: VERSION, called before every ADD and DEL, needs no schema.
+    const { SysctlSafeInterfaceName } = await import('@fabrik/api');
+    const checked = SysctlSafeInterfaceName.safeParse(ifname);
+    if (!checked.success)
+      throw new CniError(
+        CniErrorCode.invalidEnvironment,
+        `CNI_IFNAME ${JSON.stringify(abbreviate(ifname))} is invalid: ${checked.error.issues[0]?.message ?? 'not an interface name'}`,
+      );
+  }
+  const config = decodeConfig(io.stdin);
+  return { containerId, ifname, config, cniVersion: pickVersion(config, versions) };
+}
+
+/** A value to quote in a message, cut to a readable length. */
+function abbreviate(value: string): string {
+  return value.length > 80 ? `${value.slice(0, 80)}...` : value;
+}
+
 function decodeConfig(stdin: string): Record<string, unknown> {
+  // JSON.parse copes with any depth, but code that walks the result recursively (JSON.stringify,
+  // schema checks) overflows the stack on a config nested thousands deep.
+  const depth = jsonDepth(stdin);
+  if (depth > MAX_CONFIG_DEPTH) {
+    throw new CniError(
+      CniErrorCode.decodeFailure,
+      `cannot decode the network config: nested ${depth} levels deep, more than ${MAX_CONFIG_DEPTH}`,
+    );
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(stdin);
@@ -175,6 +212,23 @@ function decodeConfig(stdin: string): Record<string, unknown> {
     throw new CniError(CniErrorCode.decodeFailure, 'cannot decode the network config: not a JSON object');
   }
   return parsed as Record<string, unknown>;
+}
+
+/** The deepest nesting of `[` and `{` in JSON text (brackets inside strings do not count). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) max = Math.max(max, ++depth);
+    else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return max;
 }
 
 function pickVersion(config: Record<string, unknown>, versions: readonly string[]): string {

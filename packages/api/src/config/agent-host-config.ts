@@ -54,10 +54,18 @@ export const SecondaryNetworkConfig = z
   .strict();
 export type SecondaryNetworkConfig = z.infer<typeof SecondaryNetworkConfig>;
 
-/** An OVSDB server address: `unix:/path` or `tcp:host:port`. */
+/** An OVSDB server address: `unix:/path` or `tcp:host:port` (port 1-65535). */
 export const OvsdbAddress = z
   .string()
-  .regex(/^(unix:\/[^\0]+|tcp:[A-Za-z0-9.:[\]-]+:[0-9]{1,5})$/, 'must be unix:/path or tcp:host:port');
+  .regex(/^(unix:\/[^\0]+|tcp:[A-Za-z0-9.:[\]-]+:[0-9]{1,5})$/, 'must be unix:/path or tcp:host:port')
+  .refine((a) => {
+    if (!a.startsWith('tcp:')) return true;
+    const port = Number(a.slice(a.lastIndexOf(':') + 1));
+    return port >= 1 && port <= 65_535;
+  }, 'the port must be 1-65535');
+
+/** The OVSDB endpoint of a standard Open vSwitch installation. */
+export const DEFAULT_OVSDB_SOCKET = 'unix:/var/run/openvswitch/db.sock';
 
 /** The host end of the trunk veth to the HBR container, where host-side `tr.<vid>` live. */
 export const TrunkConfig = z
@@ -84,7 +92,7 @@ export const AgentHostConfig = z
   .object({
     ...agentCommonFields,
     secondaryNetwork: SecondaryNetworkConfig.default({ ovsBridges: [] }),
-    ovsdbSocket: OvsdbAddress.default('unix:/var/run/openvswitch/db.sock'),
+    ovsdbSocket: OvsdbAddress.default(DEFAULT_OVSDB_SOCKET),
     datapathType: z.enum(['system', 'netdev']).default('system'),
     trunk: TrunkConfig.optional(),
     source: IntentSource.default({ kind: 'kubernetes' }),

@@ -1,0 +1,35 @@
+import { readRegularFile } from './bounded-fs.js';
+
+/** A config file that is not valid YAML. */
+export class ConfigSyntaxError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ConfigSyntaxError';
+  }
+}
+
+/** Node-local config files are a few lines; anything much larger is not one. */
+const MAX_CONFIG_BYTES = 256 * 1024;
+
+/**
+ * Reads a node-local YAML config file (bounded in time and size, see bounded-fs.ts) and returns
+ * its document, or undefined when the file does not exist. Throws FsStepError when it cannot be
+ * read and {@link ConfigSyntaxError} when it is not YAML. A JSON file (JSON is YAML 1.2) is parsed
+ * without loading the YAML parser, which keeps the plugin's start-up short.
+ */
+export async function readConfigFile(path: string): Promise<unknown> {
+  const text = await readRegularFile(path, MAX_CONFIG_BYTES);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    /* not JSON: YAML */
+  }
+  const { parse } = await import('yaml');
+  try {
+    // An empty file is an empty document.
+    return (parse(text, { maxAliasCount: 100 }) as unknown) ?? {};
+  } catch (e) {
+    throw new ConfigSyntaxError(`not valid YAML: ${(e as Error).message}`, { cause: e });
+  }
+}

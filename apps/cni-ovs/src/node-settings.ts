@@ -1,0 +1,57 @@
+import {
+  CNI_NODE_SETTINGS_ENV,
+  CNI_NODE_SETTINGS_PATH,
+  NodeLocalPath,
+  parseCniNodeSettings,
+  type CniNodeSettings,
+} from '@fabrik/api';
+import { readConfigFile } from './config-file.js';
+import { CniError, CniErrorCode } from './skel/index.js';
+
+/** The settings of this node and the file they came from (for messages). */
+export interface NodeSettings {
+  readonly path: string;
+  readonly settings: CniNodeSettings;
+}
+
+/**
+ * Reads the node settings: the file named by FABRIK_CNI_CONFIG, else
+ * /etc/cni/net.d/fabrik.d/config.yaml. A missing file means every default. An unreadable or
+ * invalid file is code 7 naming the file and the field; a FABRIK_CNI_CONFIG that is not a usable
+ * path is code 4.
+ */
+export async function loadNodeSettings(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<NodeSettings> {
+  const fromEnv = env[CNI_NODE_SETTINGS_ENV];
+  const path = fromEnv || CNI_NODE_SETTINGS_PATH;
+  if (fromEnv) {
+    const checked = NodeLocalPath.safeParse(fromEnv);
+    if (!checked.success)
+      throw new CniError(
+        CniErrorCode.invalidEnvironment,
+        `${CNI_NODE_SETTINGS_ENV} ${JSON.stringify(fromEnv)} ${checked.error.issues[0]?.message ?? 'is invalid'}`,
+      );
+  }
+  let doc: unknown;
+  try {
+    doc = (await readConfigFile(path)) ?? {};
+  } catch (e) {
+    throw new CniError(
+      CniErrorCode.invalidNetworkConfig,
+      `invalid node settings ${path}: ${(e as Error).message}`,
+      undefined,
+      { cause: e },
+    );
+  }
+  const parsed = parseCniNodeSettings(doc);
+  if (!parsed.ok) {
+    const [first] = parsed.error.issues;
+    throw new CniError(
+      CniErrorCode.invalidNetworkConfig,
+      `invalid node settings ${path}: ${first?.path || '(file)'}: ${first?.message ?? 'invalid'}`,
+      parsed.error.message,
+    );
+  }
+  return { path, settings: parsed.value };
+}

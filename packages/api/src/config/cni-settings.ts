@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { parseWith, type ParseResult } from '../validation.js';
+import { AGENT_HOST_CONFIG_PATH, DEFAULT_OVSDB_SOCKET, OvsdbAddress } from './agent-host-config.js';
+import { AbsolutePath } from './common.js';
+
+// The node-level settings of fabrik's CNI plugins (fabrik-ovs, fabrik-ipam): one file per node,
+// written by the installer. They steer a root process (paths it writes, the OVSDB it talks to,
+// the credentials it uses), so they never come from a network config, which tenants can write.
+
+/** Where the plugins read their node settings (beside the CNI configs, in a directory libcni ignores). */
+export const CNI_NODE_SETTINGS_PATH = '/etc/cni/net.d/fabrik.d/config.yaml';
+/** Environment variable of the plugin process that points at another settings file. */
+export const CNI_NODE_SETTINGS_ENV = 'FABRIK_CNI_CONFIG';
+
+/** Where fabrik-ovs remembers attachments between ADD and DEL; on disk, so it survives a reboot. */
+export const DEFAULT_CNI_CACHE_DIR = '/var/lib/cni/fabrik-ovs';
+/** The kubeconfig fabrik-ipam uses, written by the installer beside the settings file. */
+export const DEFAULT_IPAM_KUBECONFIG = '/etc/cni/net.d/fabrik.d/fabrik-ipam.kubeconfig';
+
+// Kernel pseudo-filesystems: their "files" are not storage (mkdir under /proc answers ENOENT
+// forever, writes go to kernel knobs), so no setting may point into them.
+const PSEUDO_FS_ROOTS = ['/proc', '/sys', '/dev'];
+const MAX_PATH_BYTES = 1024;
+const utf8Bytes = (s: string): number => new TextEncoder().encode(s).length;
+
+/**
+ * An absolute path on a real file system: normalised (no `.`/`..`/empty segments), at most 1024
+ * bytes (files are created below it), not inside /proc, /sys or /dev.
+ */
+export const NodeLocalPath = AbsolutePath.refine(
+  (p) => utf8Bytes(p) <= MAX_PATH_BYTES,
+  `must be at most ${MAX_PATH_BYTES} bytes`,
+)
+  .refine(
+    (p) =>
+      p === '/' ||
+      p
+        .slice(1)
+        .split('/')
+        .every((s) => s !== '' && s !== '.' && s !== '..'),
+    'must be a normalised path (no empty, "." or ".." segments, no trailing "/")',
+  )
+  .refine(
+    (p) => !PSEUDO_FS_ROOTS.some((root) => p === root || p.startsWith(`${root}/`)),
+    `must not be inside ${PSEUDO_FS_ROOTS.join(', ')}`,
+  );
+
+const timeoutMs = (fallback: number) => z.number().int().min(100).max(120_000).default(fallback);
+
+/** How long the plugins wait for the node's services. */
+export const CniTimeouts = z.strictObject({
+  /** Connect and request timeout towards ovsdb-server. */
+  ovsdbTimeoutMs: timeoutMs(5000),
+  /** How long ADD waits for ovs-vswitchd to give a port an OpenFlow port number. */
+  ofportTimeoutMs: timeoutMs(10_000),
+});
+export type CniTimeouts = z.infer<typeof CniTimeouts>;
+
+/** Settings of fabrik-ipam. */
+export const CniIpamSettings = z.strictObject({
+  /** kubeconfig for the IPPool API. */
+  kubeconfig: NodeLocalPath.default(DEFAULT_IPAM_KUBECONFIG),
+});
+export type CniIpamSettings = z.infer<typeof CniIpamSettings>;
+
+/**
+ * The node settings file of fabrik's CNI plugins (YAML; JSON is YAML too). Every field has a
+ * default, so a node without the file works with a standard Open vSwitch. Unknown fields are
+ * refused, so a misspelt setting is an error rather than silently the default.
+ */
+export const CniNodeSettings = z.strictObject({
+  ovsdbSocket: OvsdbAddress.default(DEFAULT_OVSDB_SOCKET),
+  /** Attachment records of fabrik-ovs. */
+  cacheDir: NodeLocalPath.default(DEFAULT_CNI_CACHE_DIR),
+  /** The host agent's config file; its first `secondaryNetwork.ovsBridges` entry is the default bridge. */
+  agentHostConfig: NodeLocalPath.default(AGENT_HOST_CONFIG_PATH),
+  /** The host agent's CNI socket (the fast path). Absent: the plugins do all the work themselves. */
+  agentHostSocket: NodeLocalPath.optional(),
+  ipam: CniIpamSettings.prefault({}),
+  timeouts: CniTimeouts.prefault({}),
+});
+export type CniNodeSettings = z.infer<typeof CniNodeSettings>;
+/** What the file may hold (every field optional). */
+export type CniNodeSettingsInput = z.input<typeof CniNodeSettings>;
+
+/** Validates a parsed settings file; the error names every bad field (`timeouts.ovsdbTimeoutMs`). */
+export function parseCniNodeSettings(input: unknown): ParseResult<CniNodeSettings> {
+  return parseWith(CniNodeSettings, () => 'CniNodeSettings', input);
+}
