@@ -21,6 +21,7 @@ const ZOD_ONLY: readonly { kind: string; path: RegExp; why: string }[] = [
     path: /^spec\.config$/,
     why: 'the config is JSON: CEL cannot parse it',
   },
+  { kind: 'IPPool', path: /^spec\.ipRanges$/, why: 'overlapping ranges: CEL cannot order addresses' },
 ];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

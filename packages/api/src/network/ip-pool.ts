@@ -107,9 +107,34 @@ export const IpPoolSpec = withRules(
         "&& cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).masked().containsIP(r.end)))",
       ].join(' '),
     },
+    {
+      // CEL has no ordering of addresses: the API server does not check this one (see docs/api.md).
+      message: 'ranges must not overlap (an address would be counted twice)',
+      field: ['ipRanges'],
+      holds: (s) => {
+        const spans = s.ipRanges
+          .flatMap(addressSpan)
+          .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+        return spans.every((span, i) => i === 0 || (spans[i - 1] as [bigint, bigint])[1] < span[0]);
+      },
+    },
   ],
 );
 export type IpPoolSpec = z.infer<typeof IpPoolSpec>;
+
+/** First and last address of a range as numbers (with the family in the top bits), or none if invalid. */
+function addressSpan(r: IpRange): [bigint, bigint][] {
+  // The family in bit 128 keeps IPv4 and IPv6 spans apart.
+  const tagged = (a: string) => ipToBigInt(a) | (ipFamily(a) === 6 ? 1n << 128n : 0n);
+  if (r.cidr !== undefined) {
+    const [address = ''] = r.cidr.split('/');
+    const host = BigInt(maxPrefixLength(address) - prefixLength(r.cidr));
+    const first = (tagged(address) >> host) << host;
+    return [[first, first + (1n << host) - 1n]];
+  }
+  if (r.start === undefined || r.end === undefined) return [];
+  return [[tagged(r.start), tagged(r.end)]];
+}
 
 /** The Pod an address is allocated to (CNI_ARGS K8S_POD_NAME / K8S_POD_NAMESPACE, CNI_CONTAINERID, CNI_IFNAME). */
 export const PodOwner = z
