@@ -66,6 +66,19 @@ export const SubnetInfo = withRules(
       cel: "self.gateway.contains(':') || self.prefixLength <= 32",
     },
     {
+      message: 'must not be the network address of the subnet',
+      field: ['gateway'],
+      holds: (s) =>
+        // A /32 (/128) subnet is the gateway alone.
+        s.prefixLength >= maxPrefixLength(s.gateway) ||
+        ipToBigInt(s.gateway) % (1n << BigInt(maxPrefixLength(s.gateway) - s.prefixLength)) !== 0n,
+      cel: [
+        "self.prefixLength >= (self.gateway.contains(':') ? 128 : 32) ||",
+        "cidr(self.gateway + '/' + string(self.prefixLength)).ip()",
+        "!= cidr(self.gateway + '/' + string(self.prefixLength)).masked().ip()",
+      ].join(' '),
+    },
+    {
       // A transition rule: only the API server sees the old object.
       message: 'is immutable (addresses are allocated from it)',
       cel: 'self == oldSelf',
