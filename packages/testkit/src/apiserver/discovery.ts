@@ -2,7 +2,7 @@
 // v2 in JSON) generated from the served resource types, so kubectl can map kinds to resources,
 // validate with fieldValidation and `explain`.
 import { createHash } from 'node:crypto';
-import { isObject, type JsonObject } from './json.js';
+import { isObject, type JsonObject, type JsonValue } from './json.js';
 import type { ResourceRegistry, ResourceType } from './resources.js';
 
 export const SERVER_VERSION = {
@@ -100,22 +100,57 @@ export function definitionName(t: ResourceType): string {
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
+const stringMap: JsonObject = { type: 'object', additionalProperties: { type: 'string' } };
+
+/** Every field of ObjectMeta, so clients that validate against the schema accept real manifests. */
 const objectMetaSchema: JsonObject = {
   description: 'ObjectMeta is metadata that all persisted resources must have.',
   type: 'object',
-  properties: Object.fromEntries(
-    [
-      'name',
-      'namespace',
-      'generateName',
-      'uid',
-      'resourceVersion',
-      'creationTimestamp',
-      'deletionTimestamp',
-    ].map((f) => [f, { type: 'string' }]),
-  ),
-  'x-kubernetes-preserve-unknown-fields': true,
+  properties: {
+    annotations: { ...stringMap, description: 'Annotations is an unstructured key value map.' },
+    creationTimestamp: { type: 'string', format: 'date-time' },
+    deletionGracePeriodSeconds: { type: 'integer', format: 'int64' },
+    deletionTimestamp: { type: 'string', format: 'date-time' },
+    finalizers: { type: 'array', items: { type: 'string' } },
+    generateName: { type: 'string' },
+    generation: { type: 'integer', format: 'int64' },
+    labels: {
+      ...stringMap,
+      description: 'Map of string keys and values that can be used to organize and categorize objects.',
+    },
+    managedFields: { type: 'array', items: { type: 'object' } },
+    name: { type: 'string', description: 'Name must be unique within a namespace.' },
+    namespace: { type: 'string' },
+    ownerReferences: { type: 'array', items: { type: 'object' } },
+    resourceVersion: { type: 'string' },
+    selfLink: { type: 'string' },
+    uid: { type: 'string' },
+  },
 };
+
+/**
+ * A structural schema as kube publishes it in OpenAPI v2: no nullable, int-or-string and
+ * preserve-unknown-fields nodes without a type (anything goes there), no oneOf/anyOf/not.
+ */
+function toV2Schema(schema: JsonValue | undefined): JsonValue | undefined {
+  if (!isObject(schema)) return schema;
+  const out: JsonObject = { ...schema };
+  for (const key of ['nullable', 'oneOf', 'anyOf', 'not']) delete out[key];
+  if (out['x-kubernetes-int-or-string'] === true) delete out.type;
+  if (out['x-kubernetes-preserve-unknown-fields'] === true) {
+    delete out.type;
+    delete out.properties;
+    delete out.items;
+  }
+  if (isObject(out.properties)) {
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties).map(([k, v]) => [k, toV2Schema(v) ?? null]),
+    );
+  }
+  if (isObject(out.items)) out.items = toV2Schema(out.items);
+  if (isObject(out.additionalProperties)) out.additionalProperties = toV2Schema(out.additionalProperties);
+  return out;
+}
 
 /** The kind's schema with apiVersion/kind/metadata described, and the strategic merge keys. */
 function kindSchema(t: ResourceType, ref: (name: string) => JsonObject): JsonObject {
@@ -260,7 +295,7 @@ export function openApiV2(registry: ResourceRegistry): JsonObject {
   const definitions: JsonObject = { [OBJECT_META]: objectMetaSchema };
   let allPaths: JsonObject = {};
   for (const t of registry.all()) {
-    definitions[definitionName(t)] = kindSchema(t, ref);
+    definitions[definitionName(t)] = toV2Schema(kindSchema(t, ref));
     allPaths = { ...allPaths, ...paths(t, ref(definitionName(t)), false) };
   }
   return {

@@ -22,6 +22,7 @@ import {
   SERVER_VERSION,
 } from './discovery.js';
 import { ApiError, badRequest, isApiError, statusObject } from './errors.js';
+import { OPENAPI_V2_PROTOBUF, openApiV2Protobuf } from './openapi-proto.js';
 import { isObject, type JsonObject, type JsonValue } from './json.js';
 import { list, matches, parseFilter, watch } from './list.js';
 import { apiVersionOf, type ResourceRegistry, type ResourceType } from './resources.js';
@@ -48,7 +49,7 @@ interface ResourcePath {
 }
 
 type Route =
-  | { kind: 'document'; body: () => JsonObject | undefined }
+  | { kind: 'document'; body: () => JsonObject | undefined; protobuf?: (doc: JsonObject) => Buffer }
   | { kind: 'resource'; path: ResourcePath }
   | { kind: 'notFound' };
 
@@ -99,7 +100,9 @@ export class Router {
     if (seg[0] === 'version' && seg.length === 1) return doc(() => SERVER_VERSION);
     if (['healthz', 'livez', 'readyz'].includes(seg[0] ?? '')) return doc(() => undefined);
     if (seg[0] === 'openapi') {
-      if (seg[1] === 'v2' && seg.length === 2) return doc(() => openApiV2(registry));
+      if (seg[1] === 'v2' && seg.length === 2) {
+        return { kind: 'document', body: () => openApiV2(registry), protobuf: openApiV2Protobuf };
+      }
       if (seg[1] === 'v3' && seg.length === 2) return doc(() => openApiV3Index(registry));
       if (seg[1] === 'v3' && seg[2] === 'api' && seg.length === 4)
         return doc(() => openApiV3(registry, '', seg[3]!));
@@ -155,15 +158,22 @@ export class Router {
           verb: req.method === 'GET' ? 'get' : String(req.method).toLowerCase(),
           path: url.pathname,
         });
-        if (req.method !== 'GET')
+        if (req.method !== 'GET') {
           throw new ApiError(
             405,
             'MethodNotAllowed',
             'the server does not allow this method on the requested resource',
           );
-        if (!acceptsJson(req.headers.accept))
-          throw new ApiError(406, 'NotAcceptable', 'only application/json is served');
+        }
         const body = route.body();
+        if (route.protobuf && body && (req.headers.accept ?? '').includes(OPENAPI_V2_PROTOBUF)) {
+          // kube-openapi serves the protobuf form as octet-stream (Go's mime parser refuses the '@' type).
+          res.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end(route.protobuf(body));
+          return;
+        }
+        if (!acceptsJson(req.headers.accept)) {
+          throw new ApiError(406, 'NotAcceptable', 'only application/json is served');
+        }
         if (body === undefined && !['/healthz', '/livez', '/readyz'].includes(url.pathname)) {
           throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
         }
