@@ -32,13 +32,13 @@ type Node =
   | { kind: 'has'; target: Node; field: string }
   | { kind: 'comprehension'; macro: string; target: Node; variable: string; body: Node };
 
-class IpValue {
+export class IpValue {
   constructor(
     readonly family: 4 | 6,
     readonly bits: bigint,
   ) {}
 }
-class CidrValue {
+export class CidrValue {
   constructor(
     readonly ip: IpValue,
     readonly prefix: number,
@@ -306,7 +306,7 @@ class Parser {
   }
 }
 
-function parseIp(text: string): IpValue | undefined {
+export function parseIp(text: string): IpValue | undefined {
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(text)) {
     const parts = text.split('.').map(Number);
     if (parts.some((p) => p > 255) || text.split('.').some((p) => p.length > 1 && p.startsWith('0')))
@@ -332,7 +332,7 @@ function parseIp(text: string): IpValue | undefined {
   );
 }
 
-function parseCidr(text: string): CidrValue | undefined {
+export function parseCidr(text: string): CidrValue | undefined {
   const [addr, prefix, extra] = text.split('/');
   if (addr === undefined || prefix === undefined || extra !== undefined || !/^\d{1,3}$/.test(prefix))
     return undefined;

@@ -133,4 +133,43 @@ describe('structural schema admission', () => {
       }),
     ).toThrow(CelUnsupportedError);
   });
+
+  it('checks formats, anyOf/oneOf/not, metadata.name and root rules as kube does', () => {
+    const root = compileSchema({
+      type: 'object',
+      properties: {
+        metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } } },
+        spec: {
+          type: 'object',
+          properties: {
+            gw: { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] },
+            one: { type: 'integer', oneOf: [{ minimum: 1 }, { maximum: 10 }] },
+            mac: { type: 'string', format: 'mac', not: { pattern: '^01:' } },
+            net: { type: 'string', format: 'cidr' },
+          },
+        },
+      },
+      'x-kubernetes-validations': [
+        { rule: "self.metadata.name != 'default'", message: 'not default', fieldPath: '.metadata.name' },
+        { rule: 'has(self.spec)', message: 'needs spec' },
+      ],
+    });
+    const errors = validate(root, {
+      metadata: { name: 'default', labels: { long: 'ignored' } },
+      spec: { gw: '10.0.0', one: 5, mac: '01:00:5e:00:00:01', net: '10.0.0.1/33' },
+    }).map((e) => `${e.field}: ${e.body}`);
+    expect(errors).toEqual([
+      'metadata.name: Too long: may not be more than 5 bytes',
+      'spec.gw: Invalid value: "10.0.0": must validate at least one schema (anyOf)',
+      'spec.gw: Invalid value: "10.0.0": spec.gw in body must be of type ipv4: "10.0.0"',
+      'spec.gw: Invalid value: "10.0.0": spec.gw in body must be of type ipv6: "10.0.0"',
+      'spec.one: Invalid value: 5: must validate one and only one schema (oneOf)',
+      'spec.mac: Invalid value: "01:00:5e:00:00:01": must not validate the schema (not)',
+      'spec.net: Invalid value: "10.0.0.1/33": spec.net in body must be of type cidr: "10.0.0.1/33"',
+      'metadata.name: Invalid value: "object": not default',
+    ]);
+    expect(validate(root, { metadata: { name: 'ok' } }).map((e) => `${e.field}: ${e.body}`)).toEqual([
+      '<nil>: Invalid value: "object": needs spec',
+    ]);
+  });
 });

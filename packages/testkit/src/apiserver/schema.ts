@@ -1,7 +1,7 @@
 // Admission by a CRD's structural schema, in kube-apiserver's order: prune unknown fields, apply
 // defaults, validate (OpenAPI keywords, then x-kubernetes-validations CEL rules). Error texts follow
 // k8s.io/apimachinery field.Error and kube-openapi's validate wording.
-import { celToString, CelEvalError, compileRule, type CompiledRule } from './cel.js';
+import { celToString, CelEvalError, compileRule, parseCidr, parseIp, type CompiledRule } from './cel.js';
 import type { FieldError } from './errors.js';
 import { clone, deepEqual, isObject, type JsonObject, type JsonValue } from './json.js';
 
@@ -15,6 +15,11 @@ interface Rule {
 
 export interface CompiledSchema {
   raw: JsonObject;
+  /** Value validations of structural schemas: anyOf/oneOf/allOf/not (no types or defaults inside). */
+  anyOf: CompiledSchema[];
+  oneOf: CompiledSchema[];
+  allOf: CompiledSchema[];
+  not: CompiledSchema | undefined;
   properties: ReadonlyMap<string, CompiledSchema>;
   items: CompiledSchema | undefined;
   additionalProperties: CompiledSchema | undefined;
@@ -41,8 +46,14 @@ export function compileSchema(raw: JsonObject): CompiledSchema {
       reason: typeof rule.reason === 'string' ? rule.reason : undefined,
     });
   }
+  const list = (key: string): CompiledSchema[] =>
+    Array.isArray(raw[key]) ? raw[key].filter(isObject).map(compileSchema) : [];
   return {
     raw,
+    anyOf: list('anyOf'),
+    oneOf: list('oneOf'),
+    allOf: list('allOf'),
+    not: isObject(raw.not) ? compileSchema(raw.not) : undefined,
     properties,
     items: isObject(raw.items) ? compileSchema(raw.items) : undefined,
     additionalProperties: isObject(raw.additionalProperties)
@@ -244,6 +255,15 @@ function validateKeywords(schema: CompiledSchema, value: JsonValue, field: strin
       });
     }
   }
+  if (typeof value === 'string' && typeof s.format === 'string') {
+    const check = FORMATS[s.format];
+    if (check && !check(value)) {
+      errors.push(
+        invalidValue(field, value, `${field} in body must be of type ${s.format}: ${JSON.stringify(value)}`),
+      );
+    }
+  }
+  errors.push(...validateComposition(schema, value, field));
   if (isObject(value)) {
     for (const name of Array.isArray(s.required) ? s.required : []) {
       if (typeof name === 'string' && value[name] === undefined) {
@@ -267,6 +287,52 @@ function validateKeywords(schema: CompiledSchema, value: JsonValue, field: strin
   return errors;
 }
 
+/** The string formats kube-openapi checks (others are accepted as they are, as kube does). */
+const FORMATS: Record<string, (value: string) => boolean> = {
+  ipv4: (v) => parseIp(v)?.family === 4,
+  ipv6: (v) => parseIp(v)?.family === 6,
+  cidr: (v) => parseCidr(v) !== undefined,
+  mac: (v) => /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/.test(v),
+  uuid: (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v),
+  'date-time': (v) =>
+    /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(v) &&
+    !Number.isNaN(Date.parse(v)),
+  date: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)),
+  hostname: (v) =>
+    v.length <= 253 &&
+    /^[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$/.test(v),
+  byte: (v) => /^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(v),
+};
+
+/** anyOf/oneOf/allOf/not, with kube-openapi's messages followed by the alternatives' errors. */
+function validateComposition(schema: CompiledSchema, value: JsonValue, field: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const results = (schemas: CompiledSchema[]) => schemas.map((sub) => validate(sub, value, undefined, field));
+  if (schema.anyOf.length > 0) {
+    const outcomes = results(schema.anyOf);
+    if (outcomes.every((e) => e.length > 0)) {
+      errors.push(
+        invalidValue(field, value, 'must validate at least one schema (anyOf)'),
+        ...outcomes.flat(),
+      );
+    }
+  }
+  if (schema.oneOf.length > 0) {
+    const outcomes = results(schema.oneOf);
+    if (outcomes.filter((e) => e.length === 0).length !== 1) {
+      errors.push(
+        invalidValue(field, value, 'must validate one and only one schema (oneOf)'),
+        ...outcomes.flat(),
+      );
+    }
+  }
+  errors.push(...results(schema.allOf).flat());
+  if (schema.not && validate(schema.not, value, undefined, field).length === 0) {
+    errors.push(invalidValue(field, value, 'must not validate the schema (not)'));
+  }
+  return errors;
+}
+
 function schemaTypeName(schema: CompiledSchema): string {
   return typeof schema.raw.type === 'string' ? schema.raw.type : 'object';
 }
@@ -280,7 +346,13 @@ function evaluateRules(
   const errors: FieldError[] = [];
   for (const rule of schema.rules) {
     if (rule.compiled.isTransition && old === undefined) continue;
-    const at = rule.fieldPath === undefined ? field : field + rule.fieldPath;
+    // At the root kube prints a rule's path as <nil>, or the fieldPath alone.
+    const at =
+      rule.fieldPath === undefined
+        ? field === ''
+          ? '<nil>'
+          : field
+        : (field + rule.fieldPath).replace(/^\./, '');
     let message: string;
     try {
       if (rule.compiled.evaluate(value, old) === true) continue;
@@ -317,6 +389,17 @@ function evaluateRules(
   return errors;
 }
 
+/** A CRD schema may constrain metadata.name and metadata.generateName, and nothing else there. */
+function validateMetadataNames(root: CompiledSchema, metadata: JsonObject): FieldError[] {
+  const metaSchema = root.properties.get('metadata');
+  if (!metaSchema) return [];
+  return (['name', 'generateName'] as const).flatMap((key) => {
+    const sub = metaSchema.properties.get(key);
+    const v = metadata[key];
+    return sub && v !== undefined ? validate(sub, v, undefined, `metadata.${key}`) : [];
+  });
+}
+
 /**
  * Validates `value` (and, on an update, the transition rules against `old`, correlated through
  * object fields and listType=map keys as kube correlates them). Root fields apiVersion/kind/metadata
@@ -333,6 +416,10 @@ export function validate(
     return errors;
   if (isObject(value)) {
     for (const [key, child] of Object.entries(value)) {
+      if (field === '' && key === 'metadata' && isObject(child)) {
+        errors.push(...validateMetadataNames(schema, child));
+        continue;
+      }
       if (child === undefined || (field === '' && ROOT_FIELDS.has(key))) continue;
       const childSchema = schema.properties.get(key) ?? schema.additionalProperties;
       if (childSchema)
@@ -349,6 +436,6 @@ export function validate(
       errors.push(...validate(schema.items!, item, oldItem, `${field}[${i}]`));
     });
   }
-  errors.push(...evaluateRules(schema, value, old, field === '' ? '<nil>' : field));
+  errors.push(...evaluateRules(schema, value, old, field));
   return errors;
 }
