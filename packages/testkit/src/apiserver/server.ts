@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -177,6 +177,7 @@ export async function startApiServer(options: StartApiServerOptions = {}): Promi
   let store: Store | undefined;
   let registry = new ResourceRegistry();
   const watches = new Set<() => void>();
+  const sockets = new Set<Socket>();
 
   const rbacSource = (s: Store): RbacSource => ({
     clusterRoles: () => s.allOf(resourceKey({ group: 'rbac.authorization.k8s.io', plural: 'clusterroles' })),
@@ -218,6 +219,12 @@ export async function startApiServer(options: StartApiServerOptions = {}): Promi
       s.listen(port, host, () => resolveListen());
     });
     port = (s.address() as AddressInfo).port;
+    // Every accepted TCP socket, TLS handshakes in progress included: stop() destroys them all, so
+    // no request that slipped in while stopping can keep a watch (and the port) open.
+    s.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
     server = s;
   };
 
@@ -234,8 +241,9 @@ export async function startApiServer(options: StartApiServerOptions = {}): Promi
     store?.persistSnapshot();
     await new Promise<void>((done) => {
       s.close(() => done());
-      s.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
     });
+    cutWatches();
   };
 
   await start();
