@@ -2,30 +2,15 @@
 // one the machine ships): apply of a directory, printer columns, get -w, patch, delete, explain,
 // and an invalid object refused by apply with the field named.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { isCommandError, runCommand } from '@fabrik/netcore';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectlsOnPath } from './kubectl-path.js';
 import { startApiServer, type ApiServer } from './server.js';
 
 const FIXTURES = join(import.meta.dirname, '__fixtures__');
-
-/** Every distinct kubectl binary on PATH (by real path), with its client version. */
-function kubectlsOnPath(): string[] {
-  const found = new Map<string, string>();
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'kubectl');
-    try {
-      accessSync(candidate, constants.X_OK);
-      const real = realpathSync(candidate);
-      if (!found.has(real)) found.set(real, candidate);
-    } catch {
-      // not in this directory
-    }
-  }
-  return [...found.values()];
-}
 
 const KUBECTLS = kubectlsOnPath();
 
