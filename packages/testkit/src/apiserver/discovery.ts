@@ -86,6 +86,48 @@ export function resourceList(
   };
 }
 
+export const AGGREGATED_DISCOVERY = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+
+/**
+ * Aggregated discovery (apidiscovery.k8s.io/v2), what kubectl >= 1.30 asks /api and /apis for
+ * first: every group, version and resource in one document.
+ */
+export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean): JsonObject {
+  const items = registry
+    .groups()
+    .filter((g) => (g.group === '') === core)
+    .map((g) => ({
+      metadata: { name: g.group },
+      versions: [g.preferred, ...g.versions.filter((v) => v !== g.preferred)].map((version) => ({
+        version,
+        freshness: 'Current',
+        resources: registry
+          .all()
+          .filter((t) => t.group === g.group && t.version === version)
+          .map((t) => {
+            const responseKind = { group: t.group, version: t.version, kind: t.kind };
+            return {
+              resource: t.plural,
+              responseKind,
+              scope: t.namespaced ? 'Namespaced' : 'Cluster',
+              singularResource: t.singular,
+              verbs: VERBS,
+              ...(t.shortNames.length ? { shortNames: t.shortNames } : {}),
+              ...(t.categories.length ? { categories: t.categories } : {}),
+              ...(t.hasStatus
+                ? {
+                    subresources: [
+                      { subresource: 'status', responseKind, verbs: ['get', 'patch', 'update'] },
+                    ],
+                  }
+                : {}),
+            };
+          }),
+      })),
+    }));
+  return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items };
+}
+
 /** OpenAPI definition name as kube writes it: group reversed (`dev.fabrik.network.v1alpha1.VRF`). */
 export function definitionName(t: ResourceType): string {
   if (t.group === '') return `io.k8s.api.core.v1.${t.kind}`;

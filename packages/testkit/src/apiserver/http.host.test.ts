@@ -359,6 +359,30 @@ describe('writes', () => {
     expect(missing.body.message).toBe('namespaces "doomed" not found');
   });
 
+  it('serves aggregated discovery to clients that ask for it, plain documents to the others', async () => {
+    const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
+    const aggregated = await call('GET', '/apis', undefined, { Accept: accept });
+    expect(aggregated.headers.get('content-type')).toBe(
+      'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    );
+    const fabrik = (
+      aggregated.body.items as {
+        metadata: { name: string };
+        versions: { version: string; resources: Json[] }[];
+      }[]
+    ).find((g) => g.metadata.name === 'network.fabrik.dev')!;
+    expect(fabrik.versions[0]!.version).toBe('v1alpha1');
+    expect(fabrik.versions[0]!.resources.find((r) => r.resource === 'layer2networks')).toMatchObject({
+      responseKind: { group: 'network.fabrik.dev', version: 'v1alpha1', kind: 'Layer2Network' },
+      scope: 'Cluster',
+      shortNames: ['l2'],
+      subresources: [{ subresource: 'status' }],
+    });
+    const core = await call('GET', '/api', undefined, { Accept: accept });
+    expect((core.body.items as { metadata: { name: string } }[]).map((g) => g.metadata.name)).toEqual(['']);
+    expect((await call('GET', '/apis')).body.kind).toBe('APIGroupList');
+  });
+
   it('refuses requests without a valid token with 401', async () => {
     const res = await fetch(`${server.url}/api/v1/nodes`, { headers: { Authorization: 'Bearer nope' } });
     expect(res.status).toBe(401);

@@ -12,6 +12,8 @@ import {
   type UserInfo,
 } from './auth.js';
 import {
+  AGGREGATED_DISCOVERY,
+  aggregatedDiscovery,
   coreVersions,
   group,
   groupList,
@@ -49,7 +51,13 @@ interface ResourcePath {
 }
 
 type Route =
-  | { kind: 'document'; body: () => JsonObject | undefined; protobuf?: (doc: JsonObject) => Buffer }
+  | {
+      kind: 'document';
+      body: () => JsonObject | undefined;
+      /** The aggregated form of /api and /apis, for clients that ask for it. */
+      aggregated?: () => JsonObject;
+      protobuf?: (doc: JsonObject) => Buffer;
+    }
   | { kind: 'resource'; path: ResourcePath }
   | { kind: 'notFound' };
 
@@ -80,6 +88,17 @@ function acceptedAs(accept: string | undefined): string | undefined {
     if (params.get('g') === 'meta.k8s.io' && params.get('v') === 'v1') return as;
   }
   return undefined;
+}
+
+function wantsAggregatedDiscovery(accept: string | undefined): boolean {
+  return (accept ?? '').split(',').some((part) => {
+    const params = part.split(';').map((p) => p.trim());
+    return (
+      params.includes('g=apidiscovery.k8s.io') &&
+      params.includes('v=v2') &&
+      params.includes('as=APIGroupDiscoveryList')
+    );
+  });
 }
 
 function acceptsJson(accept: string | undefined): boolean {
@@ -114,12 +133,24 @@ export class Router {
     let version: string | undefined;
     let rest: string[];
     if (seg[0] === 'api') {
-      if (seg.length === 1) return doc(() => coreVersions(''));
+      if (seg.length === 1) {
+        return {
+          kind: 'document',
+          body: () => coreVersions(''),
+          aggregated: () => aggregatedDiscovery(registry, true),
+        };
+      }
       groupName = '';
       version = seg[1];
       rest = seg.slice(2);
     } else if (seg[0] === 'apis') {
-      if (seg.length === 1) return doc(() => groupList(registry));
+      if (seg.length === 1) {
+        return {
+          kind: 'document',
+          body: () => groupList(registry),
+          aggregated: () => aggregatedDiscovery(registry, false),
+        };
+      }
       if (seg.length === 2) return doc(() => group(registry, seg[1]!));
       groupName = seg[1]!;
       version = seg[2];
@@ -164,6 +195,12 @@ export class Router {
             'MethodNotAllowed',
             'the server does not allow this method on the requested resource',
           );
+        }
+        if (route.aggregated && wantsAggregatedDiscovery(req.headers.accept)) {
+          res
+            .writeHead(200, { 'Content-Type': AGGREGATED_DISCOVERY })
+            .end(JSON.stringify(route.aggregated()));
+          return;
         }
         const body = route.body();
         if (route.protobuf && body && (req.headers.accept ?? '').includes(OPENAPI_V2_PROTOBUF)) {
