@@ -27,6 +27,7 @@ export interface StatusDetails {
   name?: string;
   group?: string;
   kind?: string;
+  uid?: string;
   causes?: StatusCause[];
 }
 

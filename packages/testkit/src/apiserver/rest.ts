@@ -403,7 +403,7 @@ export class RestStorage {
       name,
       group: t.group,
       kind: t.plural,
-      ...({ uid: m.uid } as object),
+      ...(typeof m.uid === 'string' ? { uid: m.uid } : {}),
     });
     if (dryRun) return finalizers.length > 0 ? asVersion(t, current) : success;
     if (finalizers.length > 0) {

@@ -90,6 +90,24 @@ function acceptedAs(accept: string | undefined): string | undefined {
   return undefined;
 }
 
+/** The RBAC verb of a request on a resource path; undefined when kube would answer 405. */
+function requestVerb(method: string, named: boolean, isWatch: boolean): string | undefined {
+  switch (method) {
+    case 'GET':
+      return named ? 'get' : isWatch ? 'watch' : 'list';
+    case 'POST':
+      return named ? undefined : 'create';
+    case 'PUT':
+      return named ? 'update' : undefined;
+    case 'PATCH':
+      return named ? 'patch' : undefined;
+    case 'DELETE':
+      return named ? 'delete' : 'deletecollection';
+    default:
+      return undefined;
+  }
+}
+
 function wantsAggregatedDiscovery(accept: string | undefined): boolean {
   return (accept ?? '').split(',').some((part) => {
     const params = part.split(';').map((p) => p.trim());
@@ -282,29 +300,8 @@ export class Router {
     const namespace = p.namespace ?? '';
     const method = req.method ?? 'GET';
     const isWatch = q.get('watch') === 'true' || q.get('watch') === '1';
-    const verb =
-      method === 'GET'
-        ? name !== undefined
-          ? 'get'
-          : isWatch
-            ? 'watch'
-            : 'list'
-        : method === 'POST'
-          ? 'create'
-          : method === 'PUT'
-            ? 'update'
-            : method === 'PATCH'
-              ? 'patch'
-              : method === 'DELETE'
-                ? name !== undefined
-                  ? 'delete'
-                  : 'deletecollection'
-                : undefined;
-    if (
-      verb === undefined ||
-      (name === undefined && ['update', 'patch'].includes(verb)) ||
-      (name !== undefined && verb === 'create')
-    ) {
+    const verb = requestVerb(method, name !== undefined, isWatch);
+    if (verb === undefined) {
       throw new ApiError(
         405,
         'MethodNotAllowed',
