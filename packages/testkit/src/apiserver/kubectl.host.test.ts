@@ -140,6 +140,28 @@ describe.each(KUBECTLS)('%s', (kubectlPath) => {
     );
   });
 
+  it('shows Nodes as kubectl does and cordons and taints them', async () => {
+    await kubectl('apply', '-f', join(FIXTURES, 'nodes'));
+    const [header, row] = (await kubectl('get', 'nodes')).trim().split('\n');
+    expect(header!.split(/\s+/)).toEqual(['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION']);
+    expect(row!.split(/\s+/)).toEqual([
+      'node-a',
+      'Ready',
+      'worker',
+      expect.stringMatching(/^\d+s$/),
+      'v1.32.0',
+    ]);
+    await kubectl('cordon', 'node-a');
+    await kubectl('taint', 'node', 'node-a', 'fabrik.dev/network=down:NoSchedule');
+    expect((await kubectl('get', 'node', 'node-a', '--no-headers')).split(/\s+/)[1]).toBe(
+      'Ready,SchedulingDisabled',
+    );
+    expect(JSON.parse(await kubectl('get', 'node', 'node-a', '-o', 'jsonpath={.spec}'))).toEqual({
+      unschedulable: true,
+      taints: [{ key: 'fabrik.dev/network', value: 'down', effect: 'NoSchedule' }],
+    });
+  });
+
   it('deletes', async () => {
     expect(await kubectl('delete', 'l2', 'l2-200')).toContain(
       'layer2network.network.fabrik.dev "l2-200" deleted',

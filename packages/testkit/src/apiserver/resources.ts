@@ -1,7 +1,7 @@
 // The registry of resource types the server serves: the built-in core, events and RBAC kinds, and
 // one entry per served version of every CustomResourceDefinition.
 import { badRequest, invalid } from './errors.js';
-import { isObject, type JsonObject } from './json.js';
+import { isObject, type JsonObject, type JsonValue } from './json.js';
 import type { PatchStrategies } from './patch.js';
 import { compileSchema, type CompiledSchema } from './schema.js';
 
@@ -12,6 +12,46 @@ export interface PrinterColumn {
   description?: string;
   priority: number;
   jsonPath: string;
+  /** Built-in kinds: the cell as kubectl's printers for core kinds compute it (instead of jsonPath). */
+  compute?: (obj: JsonObject) => JsonValue;
+}
+
+function list(value: JsonValue | undefined): JsonObject[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+function field(obj: JsonObject, ...path: string[]): JsonValue | undefined {
+  let v: JsonValue | undefined = obj;
+  for (const p of path) v = isObject(v) ? v[p] : undefined;
+  return v;
+}
+
+/** `Ready`, `NotReady` or `Unknown`, plus `,SchedulingDisabled`, as `kubectl get nodes` shows it. */
+function nodeStatus(node: JsonObject): string {
+  const ready = list(field(node, 'status', 'conditions')).find((c) => c.type === 'Ready');
+  const status = ready?.status === 'True' ? 'Ready' : ready?.status === 'False' ? 'NotReady' : 'Unknown';
+  return field(node, 'spec', 'unschedulable') === true ? `${status},SchedulingDisabled` : status;
+}
+
+function nodeRoles(node: JsonObject): string {
+  const labels = field(node, 'metadata', 'labels');
+  const roles = Object.keys(isObject(labels) ? labels : {})
+    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+    .map((k) => k.slice('node-role.kubernetes.io/'.length))
+    .sort();
+  return roles.length > 0 ? roles.join(',') : '<none>';
+}
+
+function podReady(pod: JsonObject): string {
+  const statuses = list(field(pod, 'status', 'containerStatuses'));
+  return `${statuses.filter((c) => c.ready === true).length}/${list(field(pod, 'spec', 'containers')).length}`;
+}
+
+function podRestarts(pod: JsonObject): number {
+  return list(field(pod, 'status', 'containerStatuses')).reduce(
+    (sum, c) => sum + (typeof c.restartCount === 'number' ? c.restartCount : 0),
+    0,
+  );
 }
 
 export interface ResourceType {
@@ -149,13 +189,10 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
     patchStrategies: nodeStrategies,
     fieldLabels: ['spec.unschedulable'],
     columns: [
-      {
-        name: 'Status',
-        type: 'string',
-        priority: 0,
-        jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-      },
+      { name: 'Status', type: 'string', priority: 0, jsonPath: '.status.conditions', compute: nodeStatus },
+      { name: 'Roles', type: 'string', priority: 0, jsonPath: '.metadata.labels', compute: nodeRoles },
       age,
+      { name: 'Version', type: 'string', priority: 0, jsonPath: '.status.nodeInfo.kubeletVersion' },
     ],
   }),
   builtin({
@@ -180,9 +217,24 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
       'status.nominatedNodeName',
     ],
     columns: [
+      {
+        name: 'Ready',
+        type: 'string',
+        priority: 0,
+        jsonPath: '.status.containerStatuses',
+        compute: podReady,
+      },
       { name: 'Status', type: 'string', priority: 0, jsonPath: '.status.phase' },
-      { name: 'Node', type: 'string', priority: 1, jsonPath: '.spec.nodeName' },
+      {
+        name: 'Restarts',
+        type: 'integer',
+        priority: 0,
+        jsonPath: '.status.containerStatuses',
+        compute: podRestarts,
+      },
       age,
+      { name: 'IP', type: 'string', priority: 1, jsonPath: '.status.podIP' },
+      { name: 'Node', type: 'string', priority: 1, jsonPath: '.spec.nodeName' },
     ],
   }),
   builtin({

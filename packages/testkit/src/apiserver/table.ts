@@ -66,6 +66,7 @@ export function humanDuration(ms: number): string {
 }
 
 function cell(obj: JsonObject, column: PrinterColumn): JsonValue {
+  if (column.compute) return column.compute(obj);
   const values = jsonPathValues(obj, column.jsonPath);
   if (values.length === 0) return null;
   if (column.type === 'date' && typeof values[0] === 'string') {
