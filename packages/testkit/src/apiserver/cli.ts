@@ -1,6 +1,11 @@
-// `npm run apiserver -- --port <p> --dir <d> [--crds <dir>]... [--rbac] [--http] [--history <n>]`:
+// `npm run -s apiserver -- --port <p> --dir <d> [--crds <dir>]... [--rbac] [--http] [--history <n>]`:
 // runs the test API server in the foreground. The first line printed is the kubeconfig path, so a
-// script can read it and point kubectl at the server; SIGINT/SIGTERM stop it with its state saved.
+// script can read it and point kubectl at the server (`-s` keeps npm's own banner out of stdout).
+// SIGINT/SIGTERM stop it with its state saved; SIGUSR1 compacts its history (every watch is cut and
+// resuming from an older resourceVersion gets 410), for tests that run it as a separate process.
+// <dir>/apiserver.pid holds its process id.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startApiServer } from './server.js';
 
@@ -31,9 +36,13 @@ const server = await startApiServer({
   tls: !values.http,
   historyLimit: Number(values.history),
 });
+writeFileSync(join(server.dir, 'apiserver.pid'), `${process.pid}\n`);
 console.log(server.kubeconfigPath);
 console.log(`apiserver: serving ${server.url} (state in ${server.dir}); Ctrl-C stops`);
-
+process.on('SIGUSR1', () => {
+  server.compact();
+  console.log('apiserver: history compacted');
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     void server.stop().then(() => process.exit(0));
