@@ -61,7 +61,8 @@ function specPart(obj: JsonObject, withStatus: boolean): JsonObject {
 
 /** The object as served in `t`'s version (conversion strategy None: only apiVersion changes). */
 export function asVersion(t: ResourceType, obj: JsonObject): JsonObject {
-  return { ...obj, apiVersion: apiVersionOf(t) };
+  // A copy: callers may change what they get, stored objects and their history never change.
+  return { ...clone(obj), apiVersion: apiVersionOf(t) };
 }
 
 export class RestStorage {
@@ -299,6 +300,8 @@ export class RestStorage {
     opts: WriteOptions,
   ): JsonObject {
     const currentMeta = metadataOf(current);
+    // Patches share untouched subtrees with the stored object: work on a copy of them.
+    incoming = clone(incoming);
     let next: JsonObject;
     if (subresource === 'status') {
       if (!t.hasStatus) throw notFound(t.group, `${t.plural}/status`, String(currentMeta.name));
