@@ -162,6 +162,36 @@ describe.each(KUBECTLS)('%s', (kubectlPath) => {
     });
   });
 
+  it('applies an agent manifest (namespace, RBAC, ConfigMap, DaemonSet) and merges a container change by name', async () => {
+    const out = await kubectl('apply', '-f', join(FIXTURES, 'workloads'));
+    expect(out.trim().split('\n')).toHaveLength(6);
+    await kubectl(
+      'set',
+      'image',
+      '-n',
+      'fabrik-system',
+      'daemonset/agent-host',
+      'agent=fabrik-agent-host:0.2.0',
+    );
+    const images = await kubectl(
+      'get',
+      'ds',
+      '-n',
+      'fabrik-system',
+      'agent-host',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[*].image} {.metadata.generation}',
+    );
+    expect(images).toBe('fabrik-agent-host:0.2.0 busybox:1 2');
+    expect((await kubectl('get', 'ds', '-n', 'fabrik-system')).split('\n')[0]!.split(/\s+/)).toEqual([
+      'NAME',
+      'DESIRED',
+      'CURRENT',
+      'READY',
+      'AGE',
+    ]);
+  });
+
   it('deletes', async () => {
     expect(await kubectl('delete', 'l2', 'l2-200')).toContain(
       'layer2network.network.fabrik.dev "l2-200" deleted',

@@ -125,6 +125,38 @@ const nodeStrategies: PatchStrategies = {
 
 const rbacStrategies: PatchStrategies = { ...metaStrategies };
 
+/** DaemonSets and Deployments: their Pod template merges as a Pod's spec does. */
+const workloadStrategies: PatchStrategies = {
+  ...metaStrategies,
+  'spec.template.metadata.finalizers': { primitiveSet: true },
+  ...Object.fromEntries(
+    Object.entries(podStrategies)
+      .filter(([path]) => path.startsWith('spec.'))
+      .map(([path, strategy]) => [`spec.template.${path}`, strategy]),
+  ),
+  'status.conditions': { mergeKey: 'type' },
+};
+
+function workload(
+  kind: 'DaemonSet' | 'Deployment',
+  shortName: string,
+  columns: PrinterColumn[],
+): ResourceType {
+  return builtin({
+    group: 'apps',
+    version: 'v1',
+    kind,
+    plural: `${kind.toLowerCase()}s`,
+    namespaced: true,
+    shortNames: [shortName],
+    categories: ['all'],
+    hasStatus: true,
+    tracksGeneration: true,
+    patchStrategies: workloadStrategies,
+    columns,
+  });
+}
+
 function builtin(
   fields: Pick<ResourceType, 'group' | 'version' | 'kind' | 'plural' | 'namespaced'> & Partial<ResourceType>,
 ): ResourceType {
@@ -264,6 +296,18 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
       { name: 'Message', type: 'string', priority: 0, jsonPath: '.message' },
     ],
   }),
+  // Stored only: no controller creates their Pods (the lab runs the agents itself).
+  workload('DaemonSet', 'ds', [
+    { name: 'Desired', type: 'integer', priority: 0, jsonPath: '.status.desiredNumberScheduled' },
+    { name: 'Current', type: 'integer', priority: 0, jsonPath: '.status.currentNumberScheduled' },
+    { name: 'Ready', type: 'integer', priority: 0, jsonPath: '.status.numberReady' },
+    age,
+  ]),
+  workload('Deployment', 'deploy', [
+    { name: 'Ready', type: 'integer', priority: 0, jsonPath: '.status.readyReplicas' },
+    { name: 'Available', type: 'integer', priority: 0, jsonPath: '.status.availableReplicas' },
+    age,
+  ]),
   builtin({
     group: '',
     version: 'v1',
