@@ -47,6 +47,10 @@ describe('Store', () => {
     stop();
     store.commit('MODIFIED', R, vrf('v1', 11));
     expect(seen).toEqual([3, 4, 5]);
+    const fromFuture: number[] = [];
+    store.watch(7, (e) => fromFuture.push(e.rv));
+    for (let i = 0; i < 3; i++) store.commit('MODIFIED', R, vrf('v2', 20 + i));
+    expect(fromFuture).toEqual([8, 9]);
     expect(() => store.watch(1, () => undefined)).toThrow('too old resource version');
     expect(() => store.list(R, undefined, 1)).toThrow('too old resource version');
   });

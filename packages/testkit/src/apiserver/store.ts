@@ -143,8 +143,12 @@ export class Store {
     if (fromRv < this.compactedRv)
       throw expired(`too old resource version: ${fromRv} (${this.compactedRv + 1})`);
     for (const event of this.history) if (event.rv > fromRv) listener(event);
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    // A version from the future (a client that outlived a wiped server) sees only later events.
+    const after = (event: StoredEvent): void => {
+      if (event.rv > fromRv) listener(event);
+    };
+    this.listeners.add(after);
+    return () => this.listeners.delete(after);
   }
 
   /**
