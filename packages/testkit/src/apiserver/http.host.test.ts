@@ -318,8 +318,22 @@ describe('writes', () => {
     expect(unsupported.body.message).toContain('function isQuantity() is not supported');
     expect((await call('GET', '/apis/test.fabrik.dev/v1/namespaces/default/gadgets')).status).toBe(404);
 
-    // Deleting the CRD removes its objects and stops serving the kind.
-    await call('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.test.fabrik.dev');
+    // Deleting the CRD removes its objects (DELETED for the watchers), ends their watches and stops serving the kind.
+    const { events, ended } = await watchUntil(
+      '/apis/test.fabrik.dev/v1/widgets?watch=true&resourceVersion=0',
+      () => false,
+      async () => {
+        await call(
+          'DELETE',
+          '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.test.fabrik.dev',
+        );
+      },
+    );
+    expect(events.map((e) => `${e.type} ${String(e.object.metadata.name)}`)).toEqual([
+      'ADDED w',
+      'DELETED w',
+    ]);
+    expect(ended).toBe(true);
     expect((await call('GET', '/apis/test.fabrik.dev/v1/namespaces/default/widgets')).status).toBe(404);
   });
 

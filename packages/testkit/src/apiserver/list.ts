@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { ApiError, badRequest, expired } from './errors.js';
 import { isObject, type JsonObject } from './json.js';
 import { asVersion } from './rest.js';
-import { apiVersionOf, resourceKey, type ResourceType } from './resources.js';
+import { apiVersionOf, CRD_TYPE, resourceKey, type ResourceType } from './resources.js';
 import {
   matchFields,
   matchLabels,
@@ -113,6 +113,16 @@ export function list(store: Store, t: ResourceType, filter: Filter, query: URLSe
   return { items: page.map((o) => asVersion(t, o)), metadata };
 }
 
+function isDeletionOfCrd(event: StoredEvent, t: ResourceType): boolean {
+  return (
+    t.crdName !== undefined &&
+    event.type === 'DELETED' &&
+    event.resource === resourceKey(CRD_TYPE) &&
+    isObject(event.object.metadata) &&
+    event.object.metadata.name === t.crdName
+  );
+}
+
 export type WatchFormat = (type: string, obj: JsonObject, first: boolean) => JsonObject;
 
 export interface WatchOptions {
@@ -164,6 +174,11 @@ export function watch(
   };
   res.on('close', end);
   const onEvent = (event: StoredEvent): void => {
+    if (isDeletionOfCrd(event, t)) {
+      // The kind is no longer served: the real server ends its watches too.
+      queueMicrotask(end);
+      return;
+    }
     if (event.resource !== resourceKey(t)) return;
     const now = matches(filter, event.object);
     const before = event.previous !== undefined && matches(filter, event.previous);
