@@ -26,11 +26,11 @@ import {
 import { ApiError, badRequest, isApiError, statusObject } from './errors.js';
 import { OPENAPI_V2_PROTOBUF, openApiV2Protobuf } from './openapi-proto.js';
 import { isObject, type JsonObject, type JsonValue } from './json.js';
-import { list, matches, parseFilter, watch } from './list.js';
-import { apiVersionOf, type ResourceRegistry, type ResourceType } from './resources.js';
+import { list, matches, parseFilter, watch, type WatchFormat } from './list.js';
+import { apiVersionOf, resourceKey, type ResourceRegistry, type ResourceType } from './resources.js';
 import type { FieldValidation, PatchType, RestStorage, WriteOptions } from './rest.js';
 import type { Store } from './store.js';
-import { table, tableRow, tableColumns, type IncludeObject } from './table.js';
+import { partialMetadata, table, tableRow, tableColumns, type IncludeObject } from './table.js';
 
 export interface RouterOptions {
   store: Store;
@@ -88,6 +88,25 @@ function acceptedAs(accept: string | undefined): string | undefined {
     if (params.get('g') === 'meta.k8s.io' && params.get('v') === 'v1') return as;
   }
   return undefined;
+}
+
+/** What a watch event carries in the form the client asked for (Table rows, metadata only, objects). */
+function watchEventFormat(t: ResourceType, as: string | undefined, include: IncludeObject): WatchFormat {
+  return (eventType, obj, first) => {
+    if (eventType === 'ERROR' || eventType === 'BOOKMARK') return obj;
+    if (as === 'Table') {
+      const resourceVersion = isObject(obj.metadata) ? obj.metadata.resourceVersion : '';
+      return {
+        kind: 'Table',
+        apiVersion: 'meta.k8s.io/v1',
+        metadata: { resourceVersion: String(resourceVersion) },
+        // The real server sends the column definitions with the first event only.
+        ...(first ? { columnDefinitions: tableColumns(t) } : {}),
+        rows: [tableRow(t, obj, include)],
+      };
+    }
+    return as === 'PartialObjectMetadata' ? partialMetadata(obj) : obj;
+  };
 }
 
 /** The RBAC verb of a request on a resource path; undefined when kube would answer 405. */
@@ -328,12 +347,7 @@ export class Router {
     const respondObject = (code: number, obj: JsonObject, warnings: string[] = []): void => {
       if (as === 'Table' && obj.kind !== 'Status')
         this.send(res, code, table(t, [obj], { resourceVersion: '' }, include), warnings);
-      else if (as === 'PartialObjectMetadata')
-        this.send(res, code, {
-          kind: 'PartialObjectMetadata',
-          apiVersion: 'meta.k8s.io/v1',
-          metadata: obj.metadata ?? {},
-        });
+      else if (as === 'PartialObjectMetadata') this.send(res, code, partialMetadata(obj));
       else this.send(res, code, obj, warnings);
     };
     const writeOptions = (): WriteOptions => ({
@@ -356,11 +370,7 @@ export class Router {
             kind: 'PartialObjectMetadataList',
             apiVersion: 'meta.k8s.io/v1',
             metadata: result.metadata,
-            items: result.items.map((o) => ({
-              kind: 'PartialObjectMetadata',
-              apiVersion: 'meta.k8s.io/v1',
-              metadata: o.metadata ?? {},
-            })),
+            items: result.items.map(partialMetadata),
           });
         } else
           this.send(res, 200, {
@@ -373,31 +383,10 @@ export class Router {
       }
       case 'watch': {
         const filter = parseFilter(t, p.namespace, q);
-        const format = (eventType: string, obj: JsonObject, first: boolean): JsonObject => {
-          if (eventType === 'ERROR' || eventType === 'BOOKMARK') return obj;
-          if (as === 'Table') {
-            return {
-              kind: 'Table',
-              apiVersion: 'meta.k8s.io/v1',
-              metadata: {
-                resourceVersion: String(isObject(obj.metadata) ? obj.metadata.resourceVersion : ''),
-              },
-              ...(first ? { columnDefinitions: tableColumns(t) } : {}),
-              rows: [tableRow(t, obj, include)],
-            };
-          }
-          if (as === 'PartialObjectMetadata')
-            return {
-              kind: 'PartialObjectMetadata',
-              apiVersion: 'meta.k8s.io/v1',
-              metadata: obj.metadata ?? {},
-            };
-          return obj;
-        };
         const close = watch(store, t, filter, q, res, {
           bookmarkIntervalMs: this.o.bookmarkIntervalMs,
           defaultTimeoutSeconds: 1800,
-          format,
+          format: watchEventFormat(t, as, include),
         });
         this.o.watches.add(close);
         res.on('close', () => this.o.watches.delete(close));
@@ -429,7 +418,7 @@ export class Router {
         if (patchType === 'apply')
           opts.fieldValidation = (q.get('fieldValidation') ?? 'Strict') as FieldValidation;
         const created =
-          patchType === 'apply' && !store.get(`${t.group}/${t.plural}`, t.namespaced ? namespace : '', name!);
+          patchType === 'apply' && !store.get(resourceKey(t), t.namespaced ? namespace : '', name!);
         respondObject(
           created ? 201 : 200,
           rest.patch(t, namespace, name!, patchType, value ?? {}, subresource, opts),
@@ -451,7 +440,7 @@ export class Router {
       case 'deletecollection': {
         const { value } = await this.readBody(req);
         const filter = parseFilter(t, p.namespace, q);
-        const victims = store.list(`${t.group}/${t.plural}`, p.namespace).filter((o) => matches(filter, o));
+        const victims = store.list(resourceKey(t), p.namespace).filter((o) => matches(filter, o));
         for (const obj of victims) {
           const m = isObject(obj.metadata) ? obj.metadata : {};
           rest.delete(

@@ -80,7 +80,7 @@ function cell(obj: JsonObject, column: PrinterColumn): JsonValue {
   return value;
 }
 
-function partialMetadata(obj: JsonObject): JsonObject {
+export function partialMetadata(obj: JsonObject): JsonObject {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata ?? {} };
 }
 
