@@ -32,13 +32,13 @@ type Node =
   | { kind: 'has'; target: Node; field: string }
   | { kind: 'comprehension'; macro: string; target: Node; variable: string; body: Node };
 
-export class IpValue {
+class IpValue {
   constructor(
     readonly family: 4 | 6,
     readonly bits: bigint,
   ) {}
 }
-export class CidrValue {
+class CidrValue {
   constructor(
     readonly ip: IpValue,
     readonly prefix: number,

@@ -129,7 +129,7 @@ export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean): 
 }
 
 /** OpenAPI definition name as kube writes it: group reversed (`dev.fabrik.network.v1alpha1.VRF`). */
-export function definitionName(t: ResourceType): string {
+function definitionName(t: ResourceType): string {
   if (t.group === '') return `io.k8s.api.core.v1.${t.kind}`;
   const known: Record<string, string> = {
     'rbac.authorization.k8s.io': 'io.k8s.api.rbac',

@@ -70,7 +70,7 @@ export function statusObject(
 }
 
 /** `nodes "n1"` or `vrfs.network.fabrik.dev "red"`: how kube names a resource in messages. */
-export function qualifiedResource(group: string, resource: string): string {
+function qualifiedResource(group: string, resource: string): string {
   return group === '' ? resource : `${resource}.${group}`;
 }
 

@@ -21,12 +21,3 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const keysB = Object.keys(b).filter((k) => b[k] !== undefined);
   return keysA.length === keysB.length && keysA.every((k) => deepEqual(a[k], b[k]));
 }
-
-/** The object at `obj[key]`, created empty when missing. */
-export function childObject(obj: JsonObject, key: string): JsonObject {
-  const existing = obj[key];
-  if (isObject(existing)) return existing;
-  const created: JsonObject = {};
-  obj[key] = created;
-  return created;
-}

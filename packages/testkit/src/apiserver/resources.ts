@@ -198,7 +198,7 @@ export const CRD_TYPE: ResourceType = builtin({
   columns: [{ name: 'Created At', type: 'date', priority: 0, jsonPath: '.metadata.creationTimestamp' }],
 });
 
-export const BUILTIN_TYPES: readonly ResourceType[] = [
+const BUILTIN_TYPES: readonly ResourceType[] = [
   builtin({
     group: '',
     version: 'v1',

@@ -40,7 +40,7 @@ const NAMESPACES = resourceKey({ group: '', plural: 'namespaces' });
 const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-export function metadataOf(obj: JsonObject): JsonObject {
+function metadataOf(obj: JsonObject): JsonObject {
   if (!isObject(obj.metadata)) obj.metadata = {};
   return obj.metadata as JsonObject;
 }
