@@ -1,7 +1,6 @@
 import { open, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fsStep, makeDirectory, readRegularFile } from './bounded-fs.js';
-import type { CniResult } from './skel/index.js';
+import { fsStep, makeDirectory, readRegularFile, type CniResult } from '@fabrik/cni-skel';
 
 /**
  * What ADD remembers about an attachment, for DEL, CHECK and GC (and after a reboot). ADD writes it

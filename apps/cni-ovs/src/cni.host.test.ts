@@ -3,7 +3,7 @@ import { writeFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
-import { SPEC_VERSIONS, specHas } from './skel/index.js';
+import { SPEC_VERSIONS, specHas } from '@fabrik/cni-skel';
 import { hostVethName } from './names.js';
 import {
   cnitool,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CniIpamSettings, CniNodeSettings, CniTimeouts } from '@fabrik/api';
 import { NODE_LEVEL_FIELDS, loadNetConf } from './config.js';
-import { CniError } from './skel/index.js';
+import { CniError } from '@fabrik/cni-skel';
 
 const base = { cniVersion: '1.1.0', name: 'vlan100', type: 'fabrik-ovs' };
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CNI_NODE_SETTINGS_PATH, InterfaceName, MacAddress, VlanId } from '@fabrik/api';
 import { MAX_NETWORK_NAME_LENGTH } from './names.js';
-import { CniError, CniErrorCode, parseCniArgs } from './skel/index.js';
+import { CniError, CniErrorCode, parseCniArgs } from '@fabrik/cni-skel';
 
 // SPEC.md: "alphanumeric, optionally followed by alphanumerics, underscore, dot or hyphen".
 // The name is also a directory in the cache and part of the host veth's ifalias: bounded.

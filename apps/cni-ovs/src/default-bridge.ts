@@ -1,6 +1,5 @@
 import { parseAgentHostConfig } from '@fabrik/api';
-import { readConfigFile } from './config-file.js';
-import { CniError, CniErrorCode } from './skel/index.js';
+import { readConfigFile, CniError, CniErrorCode } from '@fabrik/cni-skel';
 
 /**
  * The bridge to attach to: `bridge` from the network config, else the first of the host agent's

@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand, isCommandError, isCommandNotFoundError } from '@fabrik/netcore';
-import { CniError, CniErrorCode, parseCniResult, type CmdArgs, type CniResult } from './skel/index.js';
+import { CniError, CniErrorCode, parseCniResult, type CmdArgs, type CniResult } from '@fabrik/cni-skel';
 
 /** What an IPAM plugin is called with: the same environment and config semantics as the plugin itself. */
 export interface IpamCall {

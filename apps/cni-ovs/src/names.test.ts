@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CONTAINER_ID_LENGTH } from './skel/index.js';
+import { MAX_CONTAINER_ID_LENGTH } from '@fabrik/cni-skel';
 import {
   MAX_NETWORK_NAME_LENGTH,
   hostVethAlias,

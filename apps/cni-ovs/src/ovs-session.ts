@@ -17,7 +17,7 @@ import type { CniNodeSettings } from '@fabrik/api';
 import { PluginErrorCode } from './codes.js';
 import { CNI_OVS_OWNER, PortIds } from '@fabrik/api';
 import type { AttachedPort, OvsSession } from './ovs.js';
-import { CniError, CniErrorCode } from './skel/index.js';
+import { CniError, CniErrorCode } from '@fabrik/cni-skel';
 
 /**
  * Opens a session on the OVSDB of `settings.ovsdbSocket` with netcore's RFC 7047 client (one

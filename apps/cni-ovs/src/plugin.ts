@@ -1,4 +1,4 @@
-import type { PluginFuncs } from './skel/index.js';
+import type { PluginFuncs } from '@fabrik/cni-skel';
 import type { PluginDeps } from './commands/context.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { batchOpArgs, type ObservedRoute } from '@fabrik/netcore/netlink';
 import { podInterfaceOps, podRouteSpecs, routeIs, type PodAddress, type PodRoute } from './pod-interface.js';
-import { CniError, CniErrorCode } from './skel/index.js';
+import { CniError, CniErrorCode } from '@fabrik/cni-skel';
 
 const lines = (addresses: readonly PodAddress[], routes: readonly PodRoute[]): string[] =>
   podInterfaceOps('net1', addresses, routes).map((op) => batchOpArgs(op).join(' '));

@@ -13,9 +13,15 @@ import {
 } from '@fabrik/netcore/netlink';
 import { runCommand } from '@fabrik/netcore';
 import { IpAddress } from '@fabrik/api';
-import { describeFileType, fileSystemType, fsStep, isFsStepError } from './bounded-fs.js';
+import {
+  describeFileType,
+  fileSystemType,
+  fsStep,
+  isFsStepError,
+  CniError,
+  CniErrorCode,
+} from '@fabrik/cni-skel';
 import { marksAttachment } from './names.js';
-import { CniError, CniErrorCode } from './skel/index.js';
 
 // Every kernel-side step of an attachment, through netcore's netlink handles (a netns path such as
 // CNI_NETNS works there; nothing here starts iproute2 or sysctl itself): the veth pair, the

@@ -4,7 +4,15 @@ import { resolveBridge } from '../default-bridge.js';
 import { execIpam, findPlugin, ipamCallOf, isIpamAnswer, type IpamCall } from '../ipam.js';
 import { removeAttachment, writeAttachment, type AttachmentRecord } from '../cache.js';
 import { hostVethAlias, hostVethName, randomMac } from '../names.js';
-import { loadNodeSettings, type NodeSettings } from '../node-settings.js';
+import {
+  loadNodeSettings,
+  CniError,
+  CniErrorCode,
+  type NodeSettings,
+  type CmdArgs,
+  type CniIpConfig,
+  type CniResult,
+} from '@fabrik/cni-skel';
 import { vlanSettings } from '../ovs.js';
 import {
   VETH_DEFAULT_MTU,
@@ -15,7 +23,6 @@ import {
   vethAdd,
 } from '../pod-interface.js';
 import { Rollback } from '../rollback.js';
-import { CniError, CniErrorCode, type CmdArgs, type CniIpConfig, type CniResult } from '../skel/index.js';
 import type { PluginDeps } from './context.js';
 
 /**

@@ -2,7 +2,14 @@ import { loadNetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
 import { execIpam, ipamCallOf } from '../ipam.js';
 import { hostVethName, marksAttachment } from '../names.js';
-import { loadNodeSettings } from '../node-settings.js';
+import {
+  loadNodeSettings,
+  CniError,
+  CniErrorCode,
+  parseCniResult,
+  type CmdArgs,
+  type CniResult,
+} from '@fabrik/cni-skel';
 import { vlanSettings } from '../ovs.js';
 import {
   VETH_DEFAULT_MTU,
@@ -13,7 +20,6 @@ import {
   routeIs,
 } from '../pod-interface.js';
 import { PluginErrorCode } from '../codes.js';
-import { CniError, CniErrorCode, parseCniResult, type CmdArgs, type CniResult } from '../skel/index.js';
 import type { PluginDeps } from './context.js';
 
 /**

@@ -2,9 +2,8 @@ import { loadNetConf, type NetConf } from '../config.js';
 import { execIpam, ipamCallOf } from '../ipam.js';
 import { readAttachment, removeAttachment } from '../cache.js';
 import { hostVethName } from '../names.js';
-import { loadNodeSettings } from '../node-settings.js';
+import { loadNodeSettings, CniErrorCode, isCniError, type CmdArgs } from '@fabrik/cni-skel';
 import { attachmentVethDel } from '../pod-interface.js';
-import { CniErrorCode, isCniError, type CmdArgs } from '../skel/index.js';
 import type { PluginDeps } from './context.js';
 
 /**

@@ -3,9 +3,8 @@ import { loadNetConf } from '../config.js';
 import { execIpam } from '../ipam.js';
 import { listAttachments, removeAttachment } from '../cache.js';
 import { HOST_VETH_PREFIX, parseHostVethAlias } from '../names.js';
-import { loadNodeSettings } from '../node-settings.js';
+import { loadNodeSettings, CniError, CniErrorCode, type CmdArgs } from '@fabrik/cni-skel';
 import { attachmentVethDel, hostVethList } from '../pod-interface.js';
-import { CniError, CniErrorCode, type CmdArgs } from '../skel/index.js';
 import type { PluginDeps } from './context.js';
 
 /** One attachment of the network that the runtime no longer lists, with every trace found of it. */

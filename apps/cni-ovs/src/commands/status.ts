@@ -1,7 +1,6 @@
 import { loadNetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
-import { loadNodeSettings } from '../node-settings.js';
-import { CniError, CniErrorCode, isCniError, type CmdArgs } from '../skel/index.js';
+import { loadNodeSettings, CniError, CniErrorCode, isCniError, type CmdArgs } from '@fabrik/cni-skel';
 import type { PluginDeps } from './context.js';
 
 /** STATUS: ready to ADD when OVSDB answers and the bridge exists; code 50 otherwise. */

@@ -156,6 +156,14 @@ export const PodOwner = z
     namespace: z.string().min(1).max(63),
     containerID: z.string().min(1).max(256),
     ifName: InterfaceName,
+    network: z
+      .string()
+      .min(1)
+      .max(253)
+      .optional()
+      .describe(
+        'The CNI network (the network config name) the address was allocated for: garbage collection of a network releases only its own addresses from a pool that several networks share.',
+      ),
   })
   .strict();
 export type PodOwner = z.infer<typeof PodOwner>;

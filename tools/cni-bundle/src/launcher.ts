@@ -1,4 +1,4 @@
-// The first code of the bundled binary. It compiles the plugin (embedded as a string at build time)
+// The first code of a bundled CNI plugin binary. It compiles the plugin (embedded as a string at build time)
 // with a V8 code cache, so that the per-call cost of parsing and compiling the plugin's code mostly
 // disappears: a CNI plugin is a new process for every ADD and DEL. Each CNI_COMMAND gets its own
 // cache (written at exit by the first run of a build, keyed by the build's hash, the Node version
@@ -6,7 +6,7 @@
 //
 // V8 checks that a cache matches the source and its flags but does not defend against a forged
 // one, so a cache is used only from a directory and a file that belong to this user and that nobody
-// else can write (default under /var/lib/cni, root's). Any problem: compile without a cache.
+// else can write (by default under /var/lib/cni, root's). Any problem: compile without a cache.
 //
 // The file has no extension, so Node decides between CommonJS and ESM by the nearest package.json
 // (CommonJS in a CNI bin directory, ESM in this package's dist/): the launcher therefore uses
@@ -17,11 +17,13 @@ import type * as Module from 'node:module';
 import type * as Path from 'node:path';
 import type * as Vm from 'node:vm';
 
-declare const __FABRIK_OVS_PAYLOAD__: string;
-declare const __FABRIK_OVS_PAYLOAD_HASH__: string;
-
-/** Where compiled-code caches live; override with FABRIK_OVS_CODE_CACHE_DIR, disable with "off". */
-const DEFAULT_CODE_CACHE_DIR = '/var/lib/cni/fabrik-ovs/.code-cache';
+// Replaced at build time (esbuild `define`, see bundle.ts).
+declare const __FABRIK_PLUGIN_PAYLOAD__: string;
+declare const __FABRIK_PLUGIN_PAYLOAD_HASH__: string;
+/** Where compiled-code caches live by default. */
+declare const __FABRIK_CODE_CACHE_DIR__: string;
+/** The environment variable that overrides it ("off" disables the cache). */
+declare const __FABRIK_CODE_CACHE_ENV__: string;
 
 const builtin = (process as unknown as { getBuiltinModule(id: string): unknown }).getBuiltinModule;
 const { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync, realpathSync } = builtin(
@@ -57,14 +59,14 @@ function writeCache(dir: string, file: string, data: Buffer): void {
   }
 }
 
-const dir = process.env['FABRIK_OVS_CODE_CACHE_DIR'] ?? DEFAULT_CODE_CACHE_DIR;
+const dir = process.env[__FABRIK_CODE_CACHE_ENV__] ?? __FABRIK_CODE_CACHE_DIR__;
 const command = /^[A-Z]{1,16}$/.test(process.env['CNI_COMMAND'] ?? '')
   ? (process.env['CNI_COMMAND'] ?? '')
   : 'OTHER';
-const file = join(dir, `${__FABRIK_OVS_PAYLOAD_HASH__}-${process.version}-${process.arch}-${command}.bin`);
+const file = join(dir, `${__FABRIK_PLUGIN_PAYLOAD_HASH__}-${process.version}-${process.arch}-${command}.bin`);
 const useCache = dir !== 'off';
 const cachedData = useCache ? readCache(dir, file) : undefined;
-const source = `(function (exports, require, module, __filename, __dirname) {${__FABRIK_OVS_PAYLOAD__}\n})`;
+const source = `(function (exports, require, module, __filename, __dirname) {${__FABRIK_PLUGIN_PAYLOAD__}\n})`;
 const filename = realpathSync(process.argv[1] ?? '.');
 const script = new Script(source, { filename, ...(cachedData ? { cachedData } : {}) });
 if (useCache && (!cachedData || script.cachedDataRejected)) {

@@ -2,13 +2,13 @@ import { chmod, copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
 /**
- * `fabrik-ovs install [--dir /opt/cni/bin] [--name fabrik-ovs]`: copies this very file into a CNI
- * bin directory atomically (copy to a temporary name in the same directory, fsync, chmod 755,
+ * `<plugin> install [--dir /opt/cni/bin] [--name <plugin>]`: copies this very file (`self`) into a
+ * CNI bin directory atomically (copy to a temporary name in the same directory, fsync, chmod 755,
  * rename), so a runtime never executes a half-written plugin.
  */
-export async function runInstall(argv: readonly string[], self: string): Promise<number> {
+export async function runInstall(plugin: string, argv: readonly string[], self: string): Promise<number> {
   let dir = '/opt/cni/bin';
-  let name = 'fabrik-ovs';
+  let name = plugin;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
@@ -18,7 +18,7 @@ export async function runInstall(argv: readonly string[], self: string): Promise
       i++;
     } else {
       process.stderr.write(
-        `usage: fabrik-ovs install [--dir DIR] [--name NAME]\nunknown argument ${JSON.stringify(flag)}\n`,
+        `usage: ${plugin} install [--dir DIR] [--name NAME]\nunknown argument ${JSON.stringify(flag)}\n`,
       );
       return 2;
     }

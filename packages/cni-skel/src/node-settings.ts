@@ -6,7 +6,7 @@ import {
   type CniNodeSettings,
 } from '@fabrik/api';
 import { readConfigFile } from './config-file.js';
-import { CniError, CniErrorCode } from './skel/index.js';
+import { CniError, CniErrorCode } from './errors.js';
 
 /** The settings of this node and the file they came from (for messages). */
 export interface NodeSettings {

@@ -1,0 +1,27 @@
+// A CNI plugin skeleton (the TypeScript counterpart of libcni's pkg/skel) and what every fabrik
+// plugin process needs around it: the node settings file, bounded file-system steps, `install`.
+export { runPlugin, jsonDepth, MAX_CONTAINER_ID_LENGTH, MAX_CONFIG_DEPTH } from './run-plugin.js';
+export type { CmdArgs, CniCommand, PluginFuncs, PluginIo, PluginOptions } from './run-plugin.js';
+export { runCniMain } from './main.js';
+export type { CniMainOptions } from './main.js';
+export { CniError, CniErrorCode, isCniError, toErrorJson } from './errors.js';
+export { SPEC_VERSIONS, compareVersions, negotiateVersion, specHas, isSpecVersion } from './versions.js';
+export type { SpecVersion } from './versions.js';
+export { toVersionedResult } from './result.js';
+export { parseCniResult } from './parse-result.js';
+export type { CniResult, CniInterface, CniIpConfig, CniRoute, CniDns } from './result.js';
+export { parseCniArgs } from './cni-args.js';
+export { loadNodeSettings } from './node-settings.js';
+export type { NodeSettings } from './node-settings.js';
+export { readConfigFile, ConfigSyntaxError } from './config-file.js';
+export {
+  FS_STEP_TIMEOUT_MS,
+  FsStepError,
+  isFsStepError,
+  fsStep,
+  readRegularFile,
+  makeDirectory,
+  fileSystemType,
+  describeFileType,
+} from './bounded-fs.js';
+export { installPlugin } from './install.js';

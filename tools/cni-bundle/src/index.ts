@@ -1,0 +1,2 @@
+export { bundleCniPlugin } from './bundle.js';
+export type { BundleOptions } from './bundle.js';
