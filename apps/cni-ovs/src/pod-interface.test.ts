@@ -69,10 +69,17 @@ describe('podInterfaceOps', () => {
 });
 
 describe('routeIs (what CHECK compares)', () => {
-  const observed = (patch: Partial<ObservedRoute>): ObservedRoute => ({
+  // Only the fields a test changes; the rest are those of the route ADD adds.
+  const observed = (
+    patch: Pick<
+      Partial<ObservedRoute>,
+      'dst' | 'via' | 'table' | 'dev' | 'metric' | 'mtu' | 'advmss' | 'family'
+    >,
+  ): ObservedRoute => ({
     type: 'unicast',
     dst: '10.8.0.0/16',
     table: 254,
+    tos: 0,
     protocol: 'boot',
     dev: 'net1',
     via: '10.0.0.1',
