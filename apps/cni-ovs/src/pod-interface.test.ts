@@ -73,7 +73,7 @@ describe('routeIs (what CHECK compares)', () => {
   const observed = (
     patch: Pick<
       Partial<ObservedRoute>,
-      'dst' | 'via' | 'table' | 'dev' | 'metric' | 'mtu' | 'advmss' | 'family'
+      'dst' | 'via' | 'table' | 'tos' | 'dev' | 'metric' | 'mtu' | 'advmss' | 'family'
     >,
   ): ObservedRoute => ({
     type: 'unicast',
@@ -103,6 +103,7 @@ describe('routeIs (what CHECK compares)', () => {
     expect(routeIs(want!, observed({ table: 100 }))).toBe(false);
     expect(routeIs(want!, observed({ dev: 'net2' }))).toBe(false);
     expect(routeIs(want!, observed({ dst: '10.8.0.0/24' }))).toBe(false);
+    expect(routeIs(want!, observed({ tos: 0x10 }))).toBe(false);
   });
 
   it('compares metric, MTU and advmss only when the CNI route sets them', () => {
