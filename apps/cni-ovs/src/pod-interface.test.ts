@@ -69,10 +69,17 @@ describe('podInterfaceOps', () => {
 });
 
 describe('routeIs (what CHECK compares)', () => {
-  const observed = (patch: Partial<ObservedRoute>): ObservedRoute => ({
+  // Only the fields a test changes; the rest are those of the route ADD adds.
+  const observed = (
+    patch: Pick<
+      Partial<ObservedRoute>,
+      'dst' | 'via' | 'table' | 'tos' | 'dev' | 'metric' | 'mtu' | 'advmss' | 'family'
+    >,
+  ): ObservedRoute => ({
     type: 'unicast',
     dst: '10.8.0.0/16',
     table: 254,
+    tos: 0,
     protocol: 'boot',
     dev: 'net1',
     via: '10.0.0.1',
@@ -97,6 +104,7 @@ describe('routeIs (what CHECK compares)', () => {
     expect(routeIs(want!, observed({ table: 100 }))).toBe(false);
     expect(routeIs(want!, observed({ dev: 'net2' }))).toBe(false);
     expect(routeIs(want!, observed({ dst: '10.8.0.0/24' }))).toBe(false);
+    expect(routeIs(want!, observed({ tos: 0x10 }))).toBe(false);
   });
 
   it('compares metric, MTU and advmss only when the CNI route sets them', () => {

@@ -315,7 +315,8 @@ export async function podRouteList(netnsPath: string, ifname: string): Promise<O
 
 /**
  * Whether the kernel route `observed` is `want` (from {@link podRouteSpecs}): same destination,
- * table, device and gateway, and the metric, MTU, advmss and scope that `want` sets. Pure.
+ * table, TOS (0: CNI routes have none), device and gateway, and the metric, MTU, advmss and scope
+ * that `want` sets. Pure.
  */
 export function routeIs(want: RouteSpec, observed: ObservedRoute): boolean {
   const dst = (d: string) =>
@@ -325,6 +326,7 @@ export function routeIs(want: RouteSpec, observed: ObservedRoute): boolean {
     dst(want.dst.toLowerCase()) === observed.dst.toLowerCase() &&
     family === observed.family &&
     (want.table ?? 254) === observed.table &&
+    observed.tos === 0 &&
     want.dev === observed.dev &&
     want.via?.toLowerCase() === observed.via?.toLowerCase() &&
     (want.metric === undefined || want.metric === observed.metric) &&
