@@ -7,8 +7,12 @@ export {
   CommandNotFoundError,
   isCommandError,
   isCommandNotFoundError,
+  lockFile,
+  withFileLock,
+  FileLockTimeoutError,
+  isFileLockTimeoutError,
 } from './exec/index.js';
-export type { RunOptions, RunResult } from './exec/index.js';
+export type { RunOptions, RunResult, FileLock, LockFileOptions } from './exec/index.js';
 export {
   NETNS_RUN_DIR,
   InvalidNetnsNameError,

@@ -6,3 +6,5 @@ export {
   isCommandNotFoundError,
 } from './run.js';
 export type { RunOptions, RunResult } from './run.js';
+export { lockFile, withFileLock, FileLockTimeoutError, isFileLockTimeoutError } from './lock.js';
+export type { FileLock, LockFileOptions } from './lock.js';
