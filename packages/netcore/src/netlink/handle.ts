@@ -4,7 +4,7 @@ import { classifyIpFailure } from './errors.js';
 import { addrArgs, batchLine, fdbArgs, neighArgs, routeArgs } from './encode.js';
 import { NetlinkBatchOpsSchema, batchOpArgs, batchOpLink, runBatch, type NetlinkBatchOp } from './batch.js';
 import { createRunner, type NetnsRunner } from './exec.js';
-import { checkInterfaceName, netnsArg, parseNetnsTarget } from './names.js';
+import { checkInterfaceName, checkSysctlDevice, netnsArg, parseNetnsTarget } from './names.js';
 import { validate } from './validate.js';
 import {
   BridgePortFlagsSchema,
@@ -306,7 +306,7 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       return decodeFdbDump((await bridge(['-j', 'fdb', 'show'])).stdout);
     },
     async sysctlSet(dev, sysctls) {
-      const d = name(dev, 'dev');
+      const d = checkSysctlDevice(dev, 'dev');
       const assignments = sysctlAssignments(d, validate(InterfaceSysctlsSchema, sysctls, 'sysctls'));
       if (assignments.length > 0) await runner.sysctl(['-q', '-w', ...assignments]);
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InterfaceAddress, InterfaceName, IpAddress, Vni } from '@fabrik/api';
 import { MacAddress } from './links/common.js';
+import { checkSysctlDevice } from './names.js';
 
 /** An interface address. `nodad` (IPv6 only) skips duplicate address detection, as an anycast gateway needs. */
 export const AddressSpecSchema = z
@@ -131,8 +132,13 @@ export function sysctlValue(key: keyof InterfaceSysctls, value: number | AddrGen
   return key === 'addrGenMode' ? ADDR_GEN_MODES.indexOf(value as AddrGenMode) : (value as number);
 }
 
-/** `sysctl -w` assignments (`net/ipv4/conf/DEV/arp_notify=1`) of the settings that are set. Pure. */
+/**
+ * `sysctl -w` assignments (`net/ipv4/conf/DEV/arp_notify=1`) of the settings that are set. Pure.
+ * Throws InvalidDesiredStateError for a `dev` that names a namespace-wide knob (`all`, `default`)
+ * or the loopback.
+ */
 export function sysctlAssignments(dev: string, sysctls: InterfaceSysctls): string[] {
+  checkSysctlDevice(dev);
   return (Object.keys(SYSCTL_KEYS) as Array<keyof InterfaceSysctls>)
     .filter((k) => sysctls[k] !== undefined)
     .map((k) => `${SYSCTL_KEYS[k](dev)}=${sysctlValue(k, sysctls[k] as number | AddrGenMode)}`);

@@ -5,6 +5,7 @@ import { decodeLinkDump, type ObservedLink } from './decode/link.js';
 import { decodeRouteDump, type ObservedRoute } from './decode/route.js';
 import { decodeNeighDump, type ObservedNeighbour } from './decode/neigh.js';
 import { decodeFdbDump, type ObservedFdbEntry } from './decode/fdb.js';
+import { checkSysctlDevice } from './names.js';
 import { ADDR_GEN_MODES, NUMERIC_SYSCTLS, SYSCTL_KEYS, type InterfaceSysctls } from './objects.js';
 
 /**
@@ -62,7 +63,7 @@ export const dumpLinks = (runner: NetnsRunner): Promise<string> =>
 /** The sysctl paths read for `devs` (slash form: dots in names like `tr.100` survive). */
 export function sysctlPaths(devs: readonly string[]): string[] {
   const keys = Object.keys(SYSCTL_KEYS) as Array<keyof InterfaceSysctls>;
-  return devs.flatMap((dev) => keys.map((k) => SYSCTL_KEYS[k](dev)));
+  return devs.flatMap((dev, i) => keys.map((k) => SYSCTL_KEYS[k](checkSysctlDevice(dev, `sysctlsOf[${i}]`))));
 }
 
 /**

@@ -15,6 +15,8 @@ import {
   type ObservedState,
   type RawDumps,
 } from './index.js';
+import { sysctlAssignments } from './objects.js';
+import { sysctlPaths } from './observe.js';
 
 // Planner golden tests. Inputs are REAL iproute2 dumps recorded by __fixtures__/record.ts on the
 // host kernel (host-l2) and the lab kernel (lab-hbr). UPDATE_GOLDEN=1 rewrites the goldens.
@@ -351,5 +353,31 @@ describe('routes are keyed as the kernel keys them: table, destination, tos, met
     })();
     expect(isInvalidDesiredStateError(err)).toBe(true);
     expect(err).toMatchObject({ path: 'routes[1]' });
+  });
+});
+
+describe('interface names that reach a sysctl path', () => {
+  const empty: ObservedState = {
+    links: [],
+    routes: undefined,
+    neighbours: undefined,
+    fdb: undefined,
+    sysctls: undefined,
+  };
+  it.each(['all', 'default', 'lo'])('%j: a desired link with sysctls is refused at its name', (name) => {
+    const err = (() => {
+      try {
+        plan({ owner: 'x', links: [{ kind: 'bridge', name, sysctls: { arpAccept: 1 } }] }, empty);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(isInvalidDesiredStateError(err)).toBe(true);
+    expect(err).toMatchObject({ path: 'links[0].name' });
+  });
+  it.each(['all', 'default', 'lo'])('%j: no sysctl assignment or path is ever made for it', (dev) => {
+    expect(() => sysctlAssignments(dev, { arpNotify: 1 })).toThrow(/all.*default.*lo/);
+    expect(() => sysctlPaths([dev])).toThrow(/all.*default.*lo/);
   });
 });
