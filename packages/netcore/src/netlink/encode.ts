@@ -1,5 +1,5 @@
 import { opt } from './links/common.js';
-import { bridgePortArgs, linkAddArgs } from './links/index.js';
+import { bridgePortArgs, bridgeSetArgs, linkAddArgs } from './links/index.js';
 import {
   sysctlAssignments,
   type AddressSpec,
@@ -120,6 +120,8 @@ export function encodeOp(op: PlanOp): EncodedOp {
       return { tool: 'ip', args: ['link', 'set', 'dev', op.name, 'addrgenmode', op.mode] };
     case 'link-set':
       return { tool: 'ip', args: ['link', 'set', 'dev', op.name, ...onOffArgs(op.changes)] };
+    case 'bridge-set':
+      return { tool: 'ip', args: ['link', 'set', 'dev', op.name, ...bridgeSetArgs(op.options)] };
     case 'port-set':
       return { tool: 'ip', args: ['link', 'set', 'dev', op.name, ...bridgePortArgs(op.flags)] };
     case 'neigh-replace':

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   decodeDumps,
+  decodeLinkDump,
   decodeRouteDump,
   formatPlan,
   isInvalidDesiredStateError,
@@ -379,5 +380,43 @@ describe('interface names that reach a sysctl path', () => {
   it.each(['all', 'default', 'lo'])('%j: no sysctl assignment or path is ever made for it', (dev) => {
     expect(() => sysctlAssignments(dev, { arpNotify: 1 })).toThrow(/all.*default.*lo/);
     expect(() => sysctlPaths([dev])).toThrow(/all.*default.*lo/);
+  });
+});
+
+describe('bridge vlan_filtering', () => {
+  const bridge = decodeLinkDump(
+    JSON.stringify([
+      {
+        ifindex: 3,
+        ifname: 'br0',
+        flags: ['UP'],
+        mtu: 1500,
+        ifalias: 'fabrik:x',
+        linkinfo: { info_kind: 'bridge', info_data: { vlan_filtering: 0 } },
+      },
+    ]),
+  );
+  const observed: ObservedState = {
+    links: bridge,
+    routes: undefined,
+    neighbours: undefined,
+    fdb: undefined,
+    sysctls: undefined,
+  };
+  it('is changed in place, not by recreating the bridge', () => {
+    const p = plan(
+      { owner: 'x', links: [{ kind: 'bridge', name: 'br0', vlanFiltering: true, up: true }] },
+      observed,
+    );
+    expect(formatPlan(p)).toEqual(['ip link set dev br0 type bridge vlan_filtering 1']);
+  });
+  it('plans nothing when it already has the desired value, or when none is desired', () => {
+    expect(
+      plan({ owner: 'x', links: [{ kind: 'bridge', name: 'br0', vlanFiltering: false, up: true }] }, observed)
+        .ops,
+    ).toEqual([]);
+    expect(plan({ owner: 'x', links: [{ kind: 'bridge', name: 'br0', up: true }] }, observed).ops).toEqual(
+      [],
+    );
   });
 });

@@ -46,12 +46,16 @@ export const vethTypeArgs = (spec: VethSpec): string[] => [
     : ['netns', netnsArg(parseNetnsTarget(spec.peer.netns, 'peer.netns'))]),
 ];
 
-/** The peer's name is known only when it lives in the same namespace (`link`); otherwise it is left empty. */
-export const decodeVeth = (name: string, raw: RawLinkView): VethSpec => ({
+/** A veth as observed: the peer's name is known only when it lives in the same namespace (`link`). */
+export interface ObservedVethSpec extends Omit<VethSpec, 'peer'> {
+  readonly peer: { readonly name?: string };
+}
+
+export const decodeVeth = (name: string, raw: RawLinkView): ObservedVethSpec => ({
   kind: 'veth',
   name,
-  peer: { name: raw.linkNetnsId === undefined ? (raw.lowerLink ?? '') : '' },
+  peer: raw.linkNetnsId === undefined && raw.lowerLink !== undefined ? { name: raw.lowerLink } : {},
 });
 
 /** Peers in other namespaces cannot be observed from here: a veth is never recreated for its peer. */
-export const vethNeedsRecreate = (_desired: VethSpec, _observed: VethSpec): boolean => false;
+export const vethNeedsRecreate = (_desired: VethSpec, _observed: ObservedVethSpec): boolean => false;
