@@ -33,6 +33,8 @@ export {
   KernelFeatureMissingError,
   InvalidDesiredStateError,
   OwnershipConflictError,
+  DumpInterruptedError,
+  isDumpInterruptedError,
   isLinkNotFoundError,
   isObjectExistsError,
   isKernelRejectedError,

@@ -85,6 +85,8 @@ export {
   OwnershipConflictError,
   ApplyNotConvergedError,
   NetlinkDecodeError,
+  DumpInterruptedError,
+  isDumpInterruptedError,
   isInvalidDesiredStateError,
   isLinkNotFoundError,
   isObjectExistsError,

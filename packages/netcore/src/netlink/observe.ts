@@ -1,5 +1,5 @@
 import { isCommandError, type RunResult } from '../exec/run.js';
-import { classifyIpFailure } from './errors.js';
+import { DumpInterruptedError, classifyIpFailure } from './errors.js';
 import type { NetnsRunner } from './exec.js';
 import { decodeLinkDump, type ObservedLink } from './decode/link.js';
 import { decodeRouteDump, type ObservedRoute } from './decode/route.js';
@@ -47,14 +47,42 @@ export interface RawDumps {
   readonly sysctl?: string;
 }
 
-async function dump(what: string, run: () => Promise<RunResult>, netns: string | undefined): Promise<string> {
-  try {
-    return (await run()).stdout;
-  } catch (e) {
-    if (isCommandError(e)) throw classifyIpFailure(what, e.stderr, { netns, cause: e });
-    throw e;
+/** What iproute2 prints when the kernel flagged a dump as racing with a change (NLM_F_DUMP_INTR). */
+const DUMP_INTERRUPTED = /Dump was interrupted and may be inconsistent/;
+/** Attempts of one dump before {@link DumpInterruptedError}: a dump races only with a change in flight. */
+export const DUMP_ATTEMPTS = 5;
+
+/** True when a command's standard error says its dump was interrupted. */
+export const wasInterrupted = (stderr: string): boolean => DUMP_INTERRUPTED.test(stderr);
+
+/**
+ * Runs a dump and resolves with its output. A dump iproute2 reports as interrupted (on stderr,
+ * with exit 0 in iproute2 6.1, non-zero in later versions) is partial: it is run again, up to
+ * {@link DUMP_ATTEMPTS} times, then {@link DumpInterruptedError}. Other failures become the typed
+ * error of {@link classifyIpFailure}.
+ */
+export async function runDump(
+  what: string,
+  run: () => Promise<RunResult>,
+  netns: string | undefined,
+): Promise<RunResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await run();
+      if (!wasInterrupted(result.stderr)) return result;
+    } catch (e) {
+      if (!isCommandError(e)) throw e;
+      if (!wasInterrupted(e.stderr)) throw classifyIpFailure(what, e.stderr, { netns, cause: e });
+    }
+    if (attempt >= DUMP_ATTEMPTS) throw new DumpInterruptedError(what, attempt);
   }
 }
+
+const dump = async (
+  what: string,
+  run: () => Promise<RunResult>,
+  netns: string | undefined,
+): Promise<string> => (await runDump(what, run, netns)).stdout;
 
 /** `ip -j -d addr show`: links and addresses, whatever the scope. */
 export const dumpLinks = (runner: NetnsRunner): Promise<string> =>
