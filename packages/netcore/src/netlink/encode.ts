@@ -1,6 +1,7 @@
 import { opt } from './links/common.js';
 import { bridgePortArgs, bridgeSetArgs, linkAddArgs } from './links/index.js';
 import {
+  ZERO_MAC,
   sysctlAssignments,
   type AddressSpec,
   type FdbSpec,
@@ -52,8 +53,6 @@ export const neighArgs = (verb: 'add' | 'replace' | 'del', n: NeighbourSpec): st
   verb === 'del'
     ? ['neigh', 'del', n.address, 'dev', n.dev]
     : ['neigh', verb, n.address, 'lladdr', n.lladdr, 'dev', n.dev, 'nud', n.state ?? 'permanent'];
-
-export const ZERO_MAC = '00:00:00:00:00:00';
 
 /**
  * `fdb append|replace|del MAC dev DEV [dst IP] [vni N] self|master permanent|static` (a `bridge`

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MacAddress } from '@fabrik/api';
 import { isCommandError, type RunResult } from '../exec/run.js';
 import { classifyIpFailure } from './errors.js';
 import { addrArgs, batchLine, fdbArgs, neighArgs, routeArgs } from './encode.js';
@@ -9,7 +10,6 @@ import { validate } from './validate.js';
 import {
   BridgePortFlagsSchema,
   LinkSpecSchema,
-  MacAddress,
   bridgePortArgs,
   linkAddArgs,
   type BridgePortFlags,

@@ -214,10 +214,50 @@ describe('desired state validation', () => {
     ],
     [{ owner: 'x', links: [], fdb: [{ dev: 'vx0', mac: '02:00:00:00:00:01' }] }, 'fdb[0].dev'],
     [{ owner: 'Bad Owner', links: [] }, 'owner'],
+    // One MAC rule (@fabrik/api MacAddress): unicast, not all zero.
+    [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0', mac: '01:00:5e:00:00:01' }] }, 'links[0].mac'],
+    [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0', mac: '00:00:00:00:00:00' }] }, 'links[0].mac'],
+    [
+      { owner: 'x', links: [{ kind: 'veth', name: 'v0', peer: { name: 'v1', mac: 'ff:ff:ff:ff:ff:ff' } }] },
+      'links[0].peer.mac',
+    ],
+    [
+      {
+        owner: 'x',
+        links: [{ kind: 'bridge', name: 'br0' }],
+        neighbours: [{ dev: 'br0', address: '10.0.0.1', lladdr: '00:00:00:00:00:00' }],
+      },
+      'neighbours[0].lladdr',
+    ],
+    [
+      {
+        owner: 'x',
+        links: [{ kind: 'bridge', name: 'br0' }],
+        fdb: [{ dev: 'br0', mac: '33:33:00:00:00:01' }],
+      },
+      'fdb[0].mac',
+    ],
   ])('%j is rejected at %s', (d, path) => {
     const err = invalid(d);
     expect(isInvalidDesiredStateError(err)).toBe(true);
     expect(err).toMatchObject({ path });
+  });
+});
+
+describe('MAC addresses', () => {
+  it('are normalised to lower case, and the all-zero MAC is allowed as an FDB flood entry only', () => {
+    const p = plan(
+      {
+        owner: 'x',
+        links: [{ kind: 'vxlan', name: 'vx0', vni: 1, mac: '02:AA:BB:CC:DD:EE' }],
+        fdb: [{ dev: 'vx0', mac: '00:00:00:00:00:00', dst: '192.0.2.2' }],
+      },
+      { links: [], routes: undefined, neighbours: undefined, fdb: [], sysctls: undefined },
+    );
+    expect(formatPlan(p)).toContain('ip link add name vx0 address 02:aa:bb:cc:dd:ee type vxlan id 1');
+    expect(formatPlan(p)).toContain(
+      'bridge fdb append 00:00:00:00:00:00 dev vx0 dst 192.0.2.2 self permanent',
+    );
   });
 });
 

@@ -176,7 +176,7 @@ export function decodeKindSpec(
 }
 
 export type { LinkAttrs, RawLinkView } from './common.js';
-export { LinkAttrsSchema, MacAddress } from './common.js';
+export { LinkAttrsSchema } from './common.js';
 export type { VrfSpec, BridgeSpec, VxlanSpec, VlanSpec, VethSpec, MacvlanSpec, DummySpec };
 export {
   BridgePortFlagsSchema,

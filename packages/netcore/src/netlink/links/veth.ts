@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InterfaceName } from '@fabrik/api';
+import { InterfaceName, MacAddress } from '@fabrik/api';
 import { LinkAttrsSchema, type RawLinkView } from './common.js';
 import { netnsArg, parseNetnsTarget } from '../names.js';
 
@@ -23,10 +23,7 @@ export const VethSpecSchema = LinkAttrsSchema.extend({
       }, 'must be a netns name or an absolute netns path')
       .optional(),
     mtu: z.number().int().min(68).max(65535).optional(),
-    mac: z
-      .string()
-      .regex(/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/)
-      .optional(),
+    mac: MacAddress.optional(),
   }),
 });
 export type VethSpec = z.infer<typeof VethSpecSchema>;
