@@ -7,12 +7,21 @@ export {
   CommandNotFoundError,
   isCommandError,
   isCommandNotFoundError,
+  startCommand,
   lockFile,
   withFileLock,
   FileLockTimeoutError,
   isFileLockTimeoutError,
 } from './exec/index.js';
-export type { RunOptions, RunResult, FileLock, LockFileOptions } from './exec/index.js';
+export type {
+  RunOptions,
+  RunResult,
+  StartOptions,
+  StartedCommand,
+  CommandExit,
+  FileLock,
+  LockFileOptions,
+} from './exec/index.js';
 export {
   NETNS_RUN_DIR,
   InvalidNetnsNameError,
