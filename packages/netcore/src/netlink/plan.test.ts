@@ -36,7 +36,7 @@ function observed(scenario: string, when: 'before' | 'after', desired: DesiredSt
 function golden(name: string, lines: readonly string[]): void {
   const file = join(fixtures, `${name}.plan.txt`);
   const text = `${lines.join('\n')}\n`;
-  if (process.env['UPDATE_GOLDEN']) writeFileSync(file, text);
+  if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(file, text);
   expect(text).toBe(readFileSync(file, 'utf8'));
 }
 
