@@ -31,19 +31,24 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      // Security rule of the project: processes are started with execFile/spawn and argument arrays only.
+      // Security rule of the project: processes are started only by netcore's exec module
+      // (runCommand, startCommand, lockFile: argument arrays, never a shell), so that neither
+      // `spawn(..., { shell: true })` nor `sh -c` can slip in anywhere else.
       'no-restricted-imports': [
         'error',
         {
-          paths: [
-            {
-              name: 'node:child_process',
-              importNames: ['exec', 'execSync'],
-              message: 'Use execFile/spawn with an argument array (no shell).',
-            },
-          ],
+          paths: ['node:child_process', 'child_process'].map((name) => ({
+            name,
+            message:
+              "Start processes with @fabrik/netcore's runCommand / startCommand (argument arrays, no shell).",
+          })),
         },
       ],
     },
+  },
+  {
+    // The exec module itself, and test helpers (they drive processes the way a user would).
+    files: ['packages/netcore/src/exec/**', 'packages/testkit/**', '**/*.test.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
 );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFrrIntent } from '@fabrik/api';
+import { RouteTableId, parseFrrIntent } from '@fabrik/api';
 import { parseDesiredState } from '@fabrik/netcore/netlink';
 import { HBR_TABLE, hbrDesiredState, vrfTable } from './hbr-state.js';
 
@@ -42,8 +42,12 @@ describe('hbrDesiredState', () => {
     expect(state.links.every((l) => l.up === undefined)).toBe(true);
   });
 
-  it('gives VRF tables that never hit the kernel-reserved 253-255', () => {
-    expect([253, 254, 255].map(vrfTable).every((t) => t > 255)).toBe(true);
+  it('gives every VRF a table the kernel accepts for a VRF, distinct per VNI and from the hbr table', () => {
+    // The VNIs around the reserved tables and the ends of the VNI range, and the hbr VRF's own.
+    const vnis = [1, 252, 253, 254, 255, 256, 16_777_215];
+    const tables = [...vnis.map(vrfTable), vrfTable(undefined)];
+    for (const t of tables) expect(RouteTableId.safeParse(t).success, `table ${t}`).toBe(true);
+    expect(new Set(tables).size).toBe(tables.length);
   });
 
   it('a trunk name too long for tr.<vid> is rejected by validation, not truncated', () => {

@@ -55,6 +55,7 @@ export {
   FrrVniMappingError,
   isFrrVniMappingError,
   checkVniMapping,
+  withFrrReloadLock,
   FRR_RELOAD_SCRIPT,
 } from './reload.js';
 export type { ReloadFrrOptions, FrrReloadResult, FrrReloadStage, FrrVniMismatch } from './reload.js';

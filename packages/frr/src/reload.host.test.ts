@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { isFileLockTimeoutError, runCommand } from '@fabrik/netcore';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
@@ -60,7 +63,7 @@ describe('reloadFrr (host kernel)', () => {
     );
 
     const again = await reloadFrr({ ...target(), config });
-    expect(again).toMatchObject({ changed: false, added: [], removed: [] });
+    expect(again).toMatchObject({ changed: false, skipped: true, added: [], removed: [] });
 
     const status = await readFrrStatus(target());
     expect(status.bgpSessions).toContainEqual(
@@ -116,5 +119,103 @@ describe('reloadFrr (host kernel)', () => {
     const running = await frr.runningConfig();
     expect(running).toContain(' neighbor 192.0.2.2 remote-as 65030\n');
     expect(running).not.toContain('password');
+  });
+
+  it('skips frr-reload.py for the configuration last applied, and reloads in full once the running one was changed by hand', async () => {
+    const config = renderFrrConfig(intent, { hostname: hostname() });
+    await reloadFrr({ ...target(), config });
+    expect(await reloadFrr({ ...target(), config })).toMatchObject({ changed: false, skipped: true });
+
+    await frr.vtysh('configure terminal', 'router bgp 65000', 'neighbor 192.0.2.2 description by-hand');
+    expect(await frr.runningConfig()).toContain('description by-hand');
+    const repaired = await reloadFrr({ ...target(), config });
+    expect(repaired).toMatchObject({ changed: true, skipped: false });
+    expect(repaired.removed).toContainEqual({
+      context: ['router bgp 65000'],
+      line: 'neighbor 192.0.2.2 description by-hand',
+    });
+    expect(await frr.runningConfig()).not.toContain('description by-hand');
+    expect(await reloadFrr({ ...target(), config })).toMatchObject({ skipped: true });
+  });
+
+  it("waits for another process's reload lock, and is not kept out by a holder that died", async () => {
+    const before = await showRunningConfig(target());
+    const other = spawn(process.execPath, [
+      '--conditions=@fabrik/source',
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('./__fixtures__/hold-reload-lock.ts', import.meta.url)),
+      ns.name,
+    ]);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        other.stdout.once('data', () => resolve());
+        other.once('close', (code) => reject(new Error(`the other process exited ${code}`)));
+      });
+      const config = renderFrrConfig(
+        {
+          ...intent,
+          layer2s: [...(intent.layer2s ?? []), { vni: 2300, vlan: 300, routeTarget: '65001:2300' }],
+        },
+        { hostname: hostname() },
+      );
+      const refused = await reloadFrr({ ...target(), config, lockTimeoutMs: 500 }).catch((e: unknown) => e);
+      expect(isFileLockTimeoutError(refused)).toBe(true);
+      expect(await showRunningConfig(target())).toBe(before);
+
+      // The holder dies without releasing anything: the kernel drops its lock.
+      other.kill('SIGKILL');
+      const applied = await reloadFrr({ ...target(), config, lockTimeoutMs: 30_000 });
+      expect(applied.changed).toBe(true);
+      expect(await frr.runningConfig()).toContain('  vni 2300\n');
+    } finally {
+      other.kill('SIGKILL');
+    }
+  });
+
+  it('reports both failures when restoring the previous configuration fails too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fabrik-frr-norestore-'));
+    const configDir = mkdtempSync(join(tmpdir(), 'fabrik-frr-immutable-'));
+    dirs.push(dir, configDir);
+    writeFileSync(join(dir, 'bfd.hbs'), ' neighbor {{id}} peer-group UNDEFINED\n');
+    const broken = renderFrrConfig(
+      {
+        ...intent,
+        underlay: {
+          neighbors: [{ address: '192.0.2.2', remoteAs: 'external', password: 's3cret', bfd: true }],
+        },
+      },
+      { hostname: hostname(), templatesDir: dir },
+    );
+    // The restore writes the previous configuration into configDir: an immutable directory
+    // refuses that, even to root.
+    await runCommand('chattr', ['+i', configDir]);
+    try {
+      const error = await reloadFrr({
+        ...target(),
+        config: broken,
+        file: join(dir, 'broken.conf'),
+        configDir,
+      }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(FrrReloadError);
+      const e = error as FrrReloadError;
+      expect(e).toMatchObject({ stage: 'reload', restored: false });
+      expect(e.frrMessage).toContain('% Configure the peer-group first');
+      expect(e.restoreError).toMatchObject({ code: 'EPERM' });
+      expect(e.errors).toHaveLength(2);
+      expect(e.errors[0]).toMatchObject({ frrMessage: e.frrMessage });
+      expect(e.errors[1]).toBe(e.restoreError);
+      expect(e.message).toMatch(
+        /peer-group first.*restoring the previous configuration failed too: .*EPERM/s,
+      );
+      expect(e.message).not.toContain('s3cret');
+    } finally {
+      await runCommand('chattr', ['-i', configDir]);
+    }
+    // Put the daemons back as the other tests expect them.
+    await reloadFrr({ ...target(), config: renderFrrConfig(intent, { hostname: hostname() }) });
   });
 });

@@ -1,7 +1,7 @@
 import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { FabrikError, errorGuard, isCommandError, validateNetnsName } from '@fabrik/netcore';
+import { FabrikError, errorGuard, isCommandError, validateNetnsName, withFileLock } from '@fabrik/netcore';
 import {
   expectedL3Vnis,
   frrMessage,
@@ -24,6 +24,10 @@ export interface ReloadFrrOptions extends FrrTarget {
   readonly configDir?: string;
   /** After a failed reload, reload the configuration that was running before. Default: true. */
   readonly restoreOnFailure?: boolean;
+  /** Where the reload lock and the last-applied record live. Default: /run/frr/PATHSPACE. */
+  readonly runDir?: string;
+  /** How long to wait for another process's reload of this pathspace. Default: 5 minutes. */
+  readonly lockTimeoutMs?: number;
 }
 
 export interface FrrReloadResult {
@@ -31,25 +35,43 @@ export interface FrrReloadResult {
   readonly file: string;
   /** False when the running configuration already matched. */
   readonly changed: boolean;
+  /**
+   * True when frr-reload.py did not run at all: the configuration is the one this pathspace last
+   * applied, and the running configuration is still what that apply left (see {@link reloadFrr}).
+   */
+  readonly skipped: boolean;
   readonly added: readonly FrrConfigChange[];
   readonly removed: readonly FrrConfigChange[];
 }
 
 export type FrrReloadStage = 'test' | 'reload';
 
-/** frr-reload.py failed; `frrMessage` is FRR's own output (passwords redacted). */
+/**
+ * frr-reload.py failed; `frrMessage` is FRR's own output (passwords redacted). When restoring the
+ * previous configuration failed as well, `restoreError` says why, and `errors` holds both
+ * failures (as an AggregateError would).
+ */
 export class FrrReloadError extends FabrikError<'FRR_RELOAD_FAILED'> {
   override readonly name = 'FrrReloadError';
+  /** The failure of the reload itself and, when there was one, of the restore after it. */
+  readonly errors: readonly Error[];
   constructor(
     readonly stage: FrrReloadStage,
     readonly frrMessage: string,
     /** The configuration that was running before was reloaded again (after a partial apply). */
     readonly restored: boolean,
+    /** Why restoring the previous configuration failed, when it was tried and failed. */
+    readonly restoreError?: Error,
   ) {
+    const failed = `frr-reload.py --${stage} failed${restored ? ' (previous configuration restored)' : ''}: ${frrMessage}`;
     super(
       'FRR_RELOAD_FAILED',
-      `frr-reload.py --${stage} failed${restored ? ' (previous configuration restored)' : ''}: ${frrMessage}`,
+      restoreError === undefined
+        ? failed
+        : `${failed}; restoring the previous configuration failed too: ${restoreError.message}`,
     );
+    this.errors =
+      restoreError === undefined ? [this] : [new FrrReloadError(stage, frrMessage, false), restoreError];
   }
 }
 
@@ -84,24 +106,31 @@ export const isFrrVniMappingError = errorGuard(FrrVniMappingError);
 /**
  * Applies a configuration to running FRR daemons: writes it atomically, runs
  * `frr-reload.py -N PATHSPACE --test` (what would change), then, when something changes,
- * `--reload --stdout`, then checks
- * with `show vrf vni json` that every L3 VNI of the file is mapped to its VRF.
+ * `--reload --stdout`, then checks with `show vrf vni json` that every L3 VNI of the file is
+ * mapped to its VRF.
+ *
+ * One reload per pathspace at a time, across processes (the agent and an operator's tool): the
+ * whole reload holds {@link withFrrReloadLock}. frr-reload.py is skipped entirely (`skipped:
+ * true`) when the text is byte for byte the one this pathspace last applied successfully AND the
+ * running configuration's SHA-256 is the one recorded right after that apply; after a reboot, an
+ * FRR restart, a change made by hand with vtysh, or a failed reload, the full `--test`/`--reload`
+ * runs. Only hashes are recorded (RUNDIR/fabrik-last-applied.json), no configuration text.
  *
  * Throws {@link FrrReloadError} with FRR's message when frr-reload.py fails (after reloading the
- * previous configuration, unless `restoreOnFailure: false`), {@link FrrVniMappingError} when
- * the VRF-to-VNI check fails.
+ * previous configuration, unless `restoreOnFailure: false`; when that fails too, the error
+ * reports both), {@link FrrVniMappingError} when the VRF-to-VNI check fails, netcore's
+ * FileLockTimeoutError when another process holds the lock longer than `lockTimeoutMs`.
  */
 export async function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   // The pathspace names a directory: validate it before anything is written.
   validateNetnsName(options.pathspace);
   if (options.netns !== undefined) validateNetnsName(options.netns);
   // Two frr-reload.py runs against the same daemons interleave their diffs: one at a time per
-  // pathspace (within this process; other processes are the caller's to coordinate).
+  // pathspace. The queue keeps this process's reloads in call order (the last one wins); the lock
+  // keeps other processes out.
+  const locked = () => withFrrReloadLock(options, () => reloadNow(options));
   const previous = reloadQueue.get(options.pathspace) ?? Promise.resolve();
-  const run = previous.then(
-    () => reloadNow(options),
-    () => reloadNow(options),
-  );
+  const run = previous.then(locked, locked);
   const settled = run.then(
     () => undefined,
     () => undefined,
@@ -115,6 +144,47 @@ export async function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadRes
 
 const reloadQueue = new Map<string, Promise<void>>();
 
+/** The run directory of a pathspace: where the reload lock and the last-applied record live. */
+const runDirOf = (target: FrrTarget & { readonly runDir?: string }): string =>
+  target.runDir ?? join('/run/frr', validateNetnsName(target.pathspace));
+
+/**
+ * Runs `fn` holding the reload lock of the pathspace (`flock` on RUNDIR/fabrik-reload.lock, the
+ * one {@link reloadFrr} takes): for tools that change FRR's configuration by other means and must
+ * not interleave with a reload. Released however `fn` ends, and by the kernel if this process dies.
+ */
+export function withFrrReloadLock<T>(
+  target: FrrTarget & { readonly runDir?: string; readonly lockTimeoutMs?: number },
+  fn: () => Promise<T>,
+): Promise<T> {
+  return withFileLock(
+    join(runDirOf(target), 'fabrik-reload.lock'),
+    target.lockTimeoutMs === undefined ? {} : { timeoutMs: target.lockTimeoutMs },
+    fn,
+  );
+}
+
+/** What the last successful reload of a pathspace applied, as hashes (no secrets on disk twice). */
+interface LastApplied {
+  /** SHA-256 of the configuration text given to reloadFrr. */
+  readonly config: string;
+  /** SHA-256 of `show running-config` right after it was applied. */
+  readonly running: string;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+async function readLastApplied(file: string): Promise<LastApplied | undefined> {
+  try {
+    const v = JSON.parse(await readFile(file, 'utf8')) as Partial<LastApplied>;
+    return typeof v.config === 'string' && typeof v.running === 'string'
+      ? { config: v.config, running: v.running }
+      : undefined;
+  } catch {
+    return undefined; // missing or unreadable: no record, reload in full
+  }
+}
+
 async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const configDir = options.configDir ?? join('/etc/frr', options.pathspace);
   const file = options.file ?? join(configDir, 'frr.conf');
@@ -122,27 +192,44 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
     throw new TypeError('reloadFrr: give config or file');
   if (options.config !== undefined) await writeFileAtomic(file, options.config);
   const config = options.config ?? (await readFile(file, 'utf8'));
+  const recordFile = join(runDirOf(options), 'fabrik-last-applied.json');
+  const last = await readLastApplied(recordFile);
+  const unchanged =
+    last?.config === sha256(config) && last.running === sha256(await showRunningConfig(options));
 
-  const changes = parseReloadTest(await runReload(options, ['--test', file], 'test'));
-  const changed = changes.added.length + changes.removed.length > 0;
-  // Nothing to change: skip frr-reload.py --reload, the slow half (seconds in the lab), so a
-  // level-triggered agent can re-apply an unchanged configuration cheaply.
-  if (changed) {
-    const previous = await showRunningConfig(options);
-    try {
-      await applyInTwoPasses(options, configDir, file, config, previous);
-    } catch (e) {
-      if (!isFrrReloadError(e) || options.restoreOnFailure === false) throw e;
-      const restored = await restore(options, configDir, previous);
-      throw new FrrReloadError('reload', e.frrMessage, restored);
+  let result: FrrReloadResult;
+  if (unchanged) {
+    result = { file, changed: false, skipped: true, added: [], removed: [] };
+  } else {
+    // Until this reload has succeeded, nothing is known to be applied.
+    await rm(recordFile, { force: true });
+    const changes = parseReloadTest(await runReload(options, ['--test', file], 'test'));
+    const changed = changes.added.length + changes.removed.length > 0;
+    // Nothing to change: skip frr-reload.py --reload, the slow half (seconds in the lab).
+    if (changed) {
+      const previous = await showRunningConfig(options);
+      try {
+        await applyInTwoPasses(options, configDir, file, config, previous);
+      } catch (e) {
+        if (!isFrrReloadError(e) || options.restoreOnFailure === false) throw e;
+        const restoreError = await restore(options, configDir, previous);
+        throw new FrrReloadError('reload', e.frrMessage, restoreError === undefined, restoreError);
+      }
     }
+    result = { file, changed, skipped: false, ...changes };
   }
-  const result: FrrReloadResult = { file, changed, ...changes };
   const mismatches = checkVniMapping(
     expectedL3Vnis(config),
     parseVtyshJson(await vtysh(options, 'show vrf vni json')),
   );
-  if (mismatches.length > 0) throw new FrrVniMappingError(mismatches, result);
+  if (mismatches.length > 0) {
+    await rm(recordFile, { force: true });
+    throw new FrrVniMappingError(mismatches, result);
+  }
+  if (!unchanged) {
+    const record: LastApplied = { config: sha256(config), running: sha256(await showRunningConfig(options)) };
+    await writeFileAtomic(recordFile, `${JSON.stringify(record)}\n`);
+  }
   return result;
 }
 
@@ -201,14 +288,19 @@ async function runReload(target: FrrTarget, args: readonly string[], stage: FrrR
   }
 }
 
-async function restore(target: FrrTarget, configDir: string, previous: string): Promise<boolean> {
+/** Reloads the configuration that ran before a failed reload; resolves with why it failed, if it did. */
+async function restore(target: FrrTarget, configDir: string, previous: string): Promise<Error | undefined> {
   const file = join(configDir, `.fabrik-restore-${randomBytes(4).toString('hex')}.conf`);
   try {
     await writeFileAtomic(file, previous);
     await applyInTwoPasses(target, configDir, file, previous, await showRunningConfig(target));
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (e) {
+    // vtysh's output (a CommandError's stdout) can hold the running configuration: keep FRR's
+    // redacted message only.
+    if (isCommandError(e))
+      return new FrrReloadError('reload', frrMessage(e.stdout, e.stderr) || `exit code ${e.exitCode}`, false);
+    return e instanceof Error ? e : new Error(String(e));
   } finally {
     await rm(file, { force: true });
   }

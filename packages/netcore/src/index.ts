@@ -7,8 +7,21 @@ export {
   CommandNotFoundError,
   isCommandError,
   isCommandNotFoundError,
+  startCommand,
+  lockFile,
+  withFileLock,
+  FileLockTimeoutError,
+  isFileLockTimeoutError,
 } from './exec/index.js';
-export type { RunOptions, RunResult } from './exec/index.js';
+export type {
+  RunOptions,
+  RunResult,
+  StartOptions,
+  StartedCommand,
+  CommandExit,
+  FileLock,
+  LockFileOptions,
+} from './exec/index.js';
 export {
   NETNS_RUN_DIR,
   InvalidNetnsNameError,
@@ -29,6 +42,8 @@ export {
   KernelFeatureMissingError,
   InvalidDesiredStateError,
   OwnershipConflictError,
+  DumpInterruptedError,
+  isDumpInterruptedError,
   isLinkNotFoundError,
   isObjectExistsError,
   isKernelRejectedError,

@@ -1,9 +1,14 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runInLab } from './uml.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const usage = `fabrik-lab: run commands inside the real-kernel lab (User-Mode Linux)
 
   fabrik-lab run [--env K=V]... -- COMMAND [ARGS...]   boot the lab, run COMMAND, exit with its code
-  fabrik-lab test [VITEST ARGS...]                     run every *.lab.test.ts in one vitest process
+  fabrik-lab test [VITEST ARGS...]                     run the *.lab.test.ts files (all, or those the
+                                                       path filters in VITEST ARGS name) in one vitest process
 `;
 
 async function main(args: string[]): Promise<number> {
@@ -21,10 +26,17 @@ async function main(args: string[]): Promise<number> {
     return (await runInLab({ command: rest, env })).exitCode;
   }
   if (verb === 'test') {
-    const vitest = 'node_modules/.bin/vitest';
+    // From the repository root whatever the caller's directory (a package's `test:lab` script
+    // runs in the package): vitest's config and the path filters are the root's.
+    const vitest = join(REPO_ROOT, 'node_modules/.bin/vitest');
     // CI=1: the lab console is a terminal, but nobody watches it interactively.
-    return (await runInLab({ command: [vitest, 'run', '--project', 'lab', ...rest], env: { CI: '1' } }))
-      .exitCode;
+    return (
+      await runInLab({
+        command: [vitest, 'run', '--project', 'lab', ...rest],
+        env: { CI: '1' },
+        cwd: REPO_ROOT,
+      })
+    ).exitCode;
   }
   process.stdout.write(usage);
   return verb === '--help' || verb === '-h' ? 0 : 2;

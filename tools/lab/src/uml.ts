@@ -1,8 +1,8 @@
-import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand, startCommand } from '@fabrik/netcore';
 import { LabCrashedError, LabModuleError, LabUnavailableError } from './errors.js';
 
 /** Kernel modules every lab boot loads; the host kernel here lacks the first three. */
@@ -46,11 +46,23 @@ const MODULE_FAILURE = 'fabrik-lab: module failed:';
 // An exit code our init uses only when a module failed to load.
 const MODULE_EXIT = 197;
 
+/** The first executable `name` on PATH, as a shell's `command -v` finds it. */
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env['PATH'] ?? '').split(':').filter(Boolean)) {
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
 function locateUml(): { binary: string; modulesDir: string; kernelVersion: string } {
-  let binary: string;
-  try {
-    binary = execFileSync('sh', ['-c', 'command -v linux.uml'], { encoding: 'utf8' }).trim();
-  } catch {
+  const binary = onPath('linux.uml');
+  if (binary === undefined) {
     throw new LabUnavailableError(
       'linux.uml not found: install the Debian package user-mode-linux (tools/ci/ensure-deps.sh does)',
     );
@@ -63,11 +75,11 @@ function locateUml(): { binary: string; modulesDir: string; kernelVersion: strin
 }
 
 /** Compiles the ptrace shim once per source change into the lab cache. */
-function buildShim(cacheDir: string): string {
+async function buildShim(cacheDir: string): Promise<string> {
   const out = join(cacheDir, 'xstate-shim.so');
   if (existsSync(out) && statSync(out).mtimeMs >= statSync(SHIM_SOURCE).mtimeMs) return out;
   try {
-    execFileSync('cc', ['-O2', '-shared', '-fPIC', '-o', out, SHIM_SOURCE, '-ldl'], { stdio: 'pipe' });
+    await runCommand('cc', ['-O2', '-shared', '-fPIC', '-o', out, SHIM_SOURCE, '-ldl']);
   } catch (e) {
     throw new LabUnavailableError(
       `cannot build the UML ptrace shim (is a C compiler installed?): ${String(e)}`,
@@ -117,7 +129,7 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
   const uml = locateUml();
   const cacheDir = resolve(here, '../../../node_modules/.cache/fabrik-lab');
   await mkdir(cacheDir, { recursive: true });
-  const shim = buildShim(cacheDir);
+  const shim = await buildShim(cacheDir);
   const state = await mkdtemp('/var/tmp/fabrik-lab-');
   const modroot = join(state, 'modroot');
   await mkdir(join(modroot, 'lib/modules'), { recursive: true });
@@ -134,34 +146,8 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
   let commandStarted = false;
   let ended = false;
   let pending = '';
-  const child = spawn(
-    uml.binary,
-    [
-      `mem=${options.memoryMiB ?? 3072}M`,
-      'root=/dev/root',
-      'rootfstype=hostfs',
-      'rootflags=/',
-      'rw',
-      'quiet',
-      `init=${join(state, 'init')}`,
-      'con=null',
-      'con0=null,fd:1',
-    ],
-    {
-      detached: true, // its own process group, so every UML host process can be killed at once
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, LD_PRELOAD: shim, TMPDIR: '/dev/shm' },
-    },
-  );
-  const killAll = () => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  };
-  const onData = (b: Buffer) => {
-    const text = b.toString('utf8').replace(/\r/g, '');
+  const onData = (chunk: string) => {
+    const text = chunk.replace(/\r/g, '');
     tail = (tail + text).slice(-4000);
     if (ended) return;
     if (commandStarted) {
@@ -181,8 +167,26 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
       pending = '';
     }
   };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
+  const kernel = startCommand(
+    uml.binary,
+    [
+      `mem=${options.memoryMiB ?? 3072}M`,
+      'root=/dev/root',
+      'rootfstype=hostfs',
+      'rootflags=/',
+      'rw',
+      'quiet',
+      `init=${join(state, 'init')}`,
+      'con=null',
+      'con0=null,fd:1',
+    ],
+    {
+      ownProcessGroup: true, // so that every UML host process can be killed at once
+      env: { ...process.env, LD_PRELOAD: shim, TMPDIR: '/dev/shm' },
+      onOutput: onData,
+    },
+  );
+  const killAll = () => kernel.kill('SIGKILL');
   const timer = setTimeout(killAll, options.timeoutMs ?? 30 * 60_000);
   const onSignal = () => {
     killAll();
@@ -191,7 +195,7 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const status = await new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+    const status = (await kernel.exited).exitCode;
     clearTimeout(timer);
     let rc: number | undefined;
     try {

@@ -6,3 +6,7 @@ export {
   isCommandNotFoundError,
 } from './run.js';
 export type { RunOptions, RunResult } from './run.js';
+export { startCommand } from './start.js';
+export type { StartOptions, StartedCommand, CommandExit } from './start.js';
+export { lockFile, withFileLock, FileLockTimeoutError, isFileLockTimeoutError } from './lock.js';
+export type { FileLock, LockFileOptions } from './lock.js';

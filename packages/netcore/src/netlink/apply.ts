@@ -3,7 +3,7 @@ import { ApplyNotConvergedError, classifyIpFailure } from './errors.js';
 import { batchLine, encodeOp, formatPlan } from './encode.js';
 import { runBatch } from './batch.js';
 import type { NetnsRunner } from './exec.js';
-import { decodeDumps, dumpNamespace, type ObservedState } from './observe.js';
+import { decodeDumps, dumpNamespace, wasInterrupted, type ObservedState } from './observe.js';
 import { plan as makePlan } from './plan.js';
 import type { Plan, PlanOp } from './plan-ops.js';
 
@@ -53,7 +53,7 @@ export async function applyPlan(runner: NetnsRunner, p: Plan): Promise<ApplyResu
     }
   }
   // -j and -d only change what `show` prints; the other lines print nothing.
-  const addrDump =
+  const batch =
     ip.lines.length > 0
       ? await runBatch(runner, 'ip', ip, {
           flags: ['-j', '-d'],
@@ -61,6 +61,8 @@ export async function applyPlan(runner: NetnsRunner, p: Plan): Promise<ApplyResu
           contextOf: linkAddContext,
         })
       : undefined;
+  // An interrupted verification dump is partial: leave it to observe, which dumps again.
+  const addrDump = batch === undefined || wasInterrupted(batch.stderr) ? undefined : batch.stdout;
   if (bridge.lines.length > 0) await runBatch(runner, 'bridge', bridge);
   if (sysctl.length > 0) {
     try {

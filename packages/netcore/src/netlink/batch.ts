@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InterfaceName } from '@fabrik/api';
-import { isCommandError } from '../exec/run.js';
+import { isCommandError, type RunResult } from '../exec/run.js';
 import { classifyIpFailure } from './errors.js';
 import { addrArgs, neighArgs, routeArgs } from './encode.js';
 import type { NetnsRunner } from './exec.js';
@@ -79,7 +79,7 @@ export interface RunBatchOptions<Op> {
 
 /**
  * Runs `ip|bridge [-n NS] [FLAGS] -batch -` with the lines on standard input (no file, no shell)
- * and resolves with its standard output. iproute2 stops at the first failing line and reports it
+ * and resolves with its output. iproute2 stops at the first failing line and reports it
  * as `Command failed -:N`: the error (see {@link classifyIpFailure}) names that line as the
  * operation and carries its `op`. Lines before it stay applied.
  */
@@ -88,11 +88,11 @@ export async function runBatch<Op extends PlanOp | NetlinkBatchOp>(
   tool: 'ip' | 'bridge',
   batch: BatchLines<Op>,
   options: RunBatchOptions<Op> = {},
-): Promise<string> {
+): Promise<RunResult> {
   const input =
     [...batch.lines, ...(options.trailer === undefined ? [] : [options.trailer])].join('\n') + '\n';
   try {
-    return (await runner[tool]([...(options.flags ?? []), '-batch', '-'], input)).stdout;
+    return await runner[tool]([...(options.flags ?? []), '-batch', '-'], input);
   } catch (e) {
     if (!isCommandError(e)) throw e;
     const failed = /Command failed -:(\d+)/.exec(e.stderr);

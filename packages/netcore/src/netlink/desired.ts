@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SysctlSafeInterfaceName } from '@fabrik/api';
 import {
   BridgePortFlagsSchema,
   BridgeSpecSchema,
@@ -68,13 +69,27 @@ export const OwnerSchema = z
  * - `neighbours`, `fdb`: entries to ensure; entries not listed are left alone (the kernel,
  *   zebra and EVPN install their own).
  */
-export const DesiredStateSchema = z.object({
-  owner: OwnerSchema,
-  links: z.array(DesiredLinkSchema),
-  routes: z.array(RouteSpecSchema).optional(),
-  neighbours: z.array(NeighbourSpecSchema).optional(),
-  fdb: z.array(FdbSpecSchema).optional(),
-});
+export const DesiredStateSchema = z
+  .object({
+    owner: OwnerSchema,
+    links: z.array(DesiredLinkSchema),
+    routes: z.array(RouteSpecSchema).optional(),
+    neighbours: z.array(NeighbourSpecSchema).optional(),
+    fdb: z.array(FdbSpecSchema).optional(),
+  })
+  .superRefine((state, ctx) => {
+    // A link's sysctls are written below net/*/conf/NAME/: not for names that are namespace-wide
+    // knobs (`all`, `default`) or the loopback.
+    state.links.forEach((l, i) => {
+      const safe = SysctlSafeInterfaceName.safeParse(l.name);
+      if (l.sysctls !== undefined && !safe.success)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['links', i, 'name'],
+          message: `${JSON.stringify(l.name)} ${safe.error.issues[0]?.message ?? ''} (it has sysctls)`,
+        });
+    });
+  });
 
 export interface DesiredState {
   readonly owner: string;

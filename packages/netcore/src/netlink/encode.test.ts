@@ -96,11 +96,26 @@ describe('link encoders', () => {
     expect(
       needsRecreate({ kind: 'vrf', name: 'red', table: 11 }, { kind: 'vrf', name: 'red', table: 10 }),
     ).toBe(true);
-    // A parent in another namespace decodes as '' (no name in the dump): not a reason to recreate.
+    // A parent in another namespace is absent from the observed spec: not a reason to recreate.
     expect(
       needsRecreate(
         { kind: 'macvlan', name: 'mv0', parent: 'eth0', mode: 'bridge' },
-        { kind: 'macvlan', name: 'mv0', parent: '', mode: 'bridge' },
+        { kind: 'macvlan', name: 'mv0', mode: 'bridge' },
+      ),
+    ).toBe(false);
+    // An unknown table or VLAN id is not taken for the desired one.
+    expect(needsRecreate({ kind: 'vrf', name: 'red', table: 10 }, { kind: 'vrf', name: 'red' })).toBe(true);
+    expect(
+      needsRecreate(
+        { kind: 'vlan', name: 'tr.5', parent: 'tr', id: 5 },
+        { kind: 'vlan', name: 'tr.5', parent: 'tr' },
+      ),
+    ).toBe(true);
+    // A bridge's vlan_filtering changes in place.
+    expect(
+      needsRecreate(
+        { kind: 'bridge', name: 'br0', vlanFiltering: true },
+        { kind: 'bridge', name: 'br0', vlanFiltering: false },
       ),
     ).toBe(false);
     expect(

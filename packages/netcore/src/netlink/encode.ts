@@ -1,6 +1,7 @@
 import { opt } from './links/common.js';
-import { bridgePortArgs, linkAddArgs } from './links/index.js';
+import { bridgePortArgs, bridgeSetArgs, linkAddArgs } from './links/index.js';
 import {
+  ZERO_MAC,
   sysctlAssignments,
   type AddressSpec,
   type FdbSpec,
@@ -52,8 +53,6 @@ export const neighArgs = (verb: 'add' | 'replace' | 'del', n: NeighbourSpec): st
   verb === 'del'
     ? ['neigh', 'del', n.address, 'dev', n.dev]
     : ['neigh', verb, n.address, 'lladdr', n.lladdr, 'dev', n.dev, 'nud', n.state ?? 'permanent'];
-
-export const ZERO_MAC = '00:00:00:00:00:00';
 
 /**
  * `fdb append|replace|del MAC dev DEV [dst IP] [vni N] self|master permanent|static` (a `bridge`
@@ -120,6 +119,8 @@ export function encodeOp(op: PlanOp): EncodedOp {
       return { tool: 'ip', args: ['link', 'set', 'dev', op.name, 'addrgenmode', op.mode] };
     case 'link-set':
       return { tool: 'ip', args: ['link', 'set', 'dev', op.name, ...onOffArgs(op.changes)] };
+    case 'bridge-set':
+      return { tool: 'ip', args: ['link', 'set', 'dev', op.name, ...bridgeSetArgs(op.options)] };
     case 'port-set':
       return { tool: 'ip', args: ['link', 'set', 'dev', op.name, ...bridgePortArgs(op.flags)] };
     case 'neigh-replace':

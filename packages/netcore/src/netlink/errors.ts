@@ -120,7 +120,26 @@ export class NetlinkDecodeError extends FabrikError<'NETLINK_DECODE'> {
   }
 }
 
+/**
+ * iproute2 kept saying "Dump was interrupted and may be inconsistent" (the kernel's
+ * NLM_F_DUMP_INTR: the table changed while it was dumped) for every attempt: planning from such a
+ * dump could delete or recreate what only seemed missing.
+ */
+export class DumpInterruptedError extends FabrikError<'DUMP_INTERRUPTED'> {
+  override readonly name = 'DumpInterruptedError';
+  constructor(
+    readonly what: string,
+    readonly attempts: number,
+  ) {
+    super(
+      'DUMP_INTERRUPTED',
+      `${what}: the dump was interrupted by concurrent changes ${attempts} times in a row`,
+    );
+  }
+}
+
 export const isInvalidDesiredStateError = errorGuard(InvalidDesiredStateError);
+export const isDumpInterruptedError = errorGuard(DumpInterruptedError);
 export const isLinkNotFoundError = errorGuard(LinkNotFoundError);
 export const isObjectExistsError = errorGuard(ObjectExistsError);
 export const isKernelRejectedError = errorGuard(KernelRejectedError);

@@ -76,6 +76,21 @@ describe('createNetlink verbs (host kernel)', () => {
     expect((await ipJson(ns, 'link', 'show')).map((l) => l['ifname'])).toEqual(['lo']);
   });
 
+  it("refuses sysctls of 'all', 'default' and 'lo', which would set the namespace-wide knob or the loopback's", async () => {
+    const ns = await tempNs();
+    const nl = createNetlink({ netns: ns.name });
+    const read = async (dev: string) =>
+      (await ns.exec('sysctl', ['-n', `net.ipv4.conf.${dev}.arp_notify`])).stdout.trim();
+    const before = await Promise.all(['all', 'default', 'lo'].map(read));
+    for (const dev of ['all', 'default', 'lo']) {
+      const err = await nl.sysctlSet(dev, { arpNotify: 1 }).catch((e: unknown) => e);
+      expect(isInvalidDesiredStateError(err)).toBe(true);
+      expect(err).toMatchObject({ path: 'dev' });
+    }
+    expect(await Promise.all(['all', 'default', 'lo'].map(read))).toEqual(before);
+    expect(before).toEqual(['0', '0', '0']);
+  });
+
   it('says which module is missing for vrf (absent from the host kernel)', async () => {
     const ns = await tempNs();
     const err = await createNetlink({ netns: ns.name })

@@ -1,15 +1,15 @@
 import { z } from 'zod';
+import { MacAddress } from '@fabrik/api';
 import { isCommandError, type RunResult } from '../exec/run.js';
 import { classifyIpFailure } from './errors.js';
 import { addrArgs, batchLine, fdbArgs, neighArgs, routeArgs } from './encode.js';
 import { NetlinkBatchOpsSchema, batchOpArgs, batchOpLink, runBatch, type NetlinkBatchOp } from './batch.js';
 import { createRunner, type NetnsRunner } from './exec.js';
-import { checkInterfaceName, netnsArg, parseNetnsTarget } from './names.js';
+import { checkInterfaceName, checkSysctlDevice, netnsArg, parseNetnsTarget } from './names.js';
 import { validate } from './validate.js';
 import {
   BridgePortFlagsSchema,
   LinkSpecSchema,
-  MacAddress,
   bridgePortArgs,
   linkAddArgs,
   type BridgePortFlags,
@@ -37,6 +37,7 @@ import {
   dumpLinks,
   dumpNamespace,
   observeNamespace,
+  runDump,
   type ObserveScope,
   type ObservedState,
   type RawDumps,
@@ -181,6 +182,9 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       throw classifyIpFailure(`bridge ${args.join(' ')}`, e.stderr, { netns, cause: e });
     }
   }
+  /** An `ip -j ... show`: dumped again while iproute2 reports it interrupted (see runDump). */
+  const listing = (args: string[]): Promise<RunResult> =>
+    runDump(`ip ${args.join(' ')}`, () => runner.ip(args), netns);
   const name = (n: string, field = 'name'): string => checkInterfaceName(n, field);
   const set = (n: string, ...args: string[]): Promise<RunResult> =>
     ip(['link', 'set', 'dev', name(n), ...args], { linkName: n });
@@ -211,14 +215,12 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       await ip(['link', 'del', 'dev', name(n)], { linkName: n });
     },
     async linkGet(n) {
-      const [link] = decodeLinkDump(
-        (await ip(['-j', '-d', 'addr', 'show', 'dev', name(n)], { linkName: n })).stdout,
-      );
+      const [link] = decodeLinkDump((await listing(['-j', '-d', 'addr', 'show', 'dev', name(n)])).stdout);
       if (!link) throw classifyIpFailure(`ip addr show dev ${n}`, `Device "${n}" does not exist.`, { netns });
       return link;
     },
     async linkList() {
-      return decodeLinkDump((await ip(['-j', '-d', 'addr', 'show'])).stdout);
+      return decodeLinkDump((await listing(['-j', '-d', 'addr', 'show'])).stdout);
     },
     async linkSetUp(n) {
       await set(n, 'up');
@@ -279,8 +281,8 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       const table =
         filter.table === undefined ? 'all' : String(validate(z.number().int().min(0), filter.table, 'table'));
       const [v4, v6] = await Promise.all([
-        ip(['-j', '-4', 'route', 'show', 'table', table]),
-        ip(['-j', '-6', 'route', 'show', 'table', table]),
+        listing(['-j', '-4', 'route', 'show', 'table', table]),
+        listing(['-j', '-6', 'route', 'show', 'table', table]),
       ]);
       return [...decodeRouteDump(v4.stdout, 'inet'), ...decodeRouteDump(v6.stdout, 'inet6')];
     },
@@ -294,7 +296,7 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       await ip(neighArgs('del', validate(NeighbourSpecSchema, n, 'neigh')));
     },
     async neighList() {
-      return decodeNeighDump((await ip(['-j', 'neigh', 'show'])).stdout);
+      return decodeNeighDump((await listing(['-j', 'neigh', 'show'])).stdout);
     },
     async fdbAdd(f) {
       await bridge(fdbArgs('add', validate(FdbSpecSchema, f, 'fdb')));
@@ -303,10 +305,12 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       await bridge(fdbArgs('del', validate(FdbSpecSchema, f, 'fdb')));
     },
     async fdbList() {
-      return decodeFdbDump((await bridge(['-j', 'fdb', 'show'])).stdout);
+      return decodeFdbDump(
+        (await runDump('bridge -j fdb show', () => runner.bridge(['-j', 'fdb', 'show']), netns)).stdout,
+      );
     },
     async sysctlSet(dev, sysctls) {
-      const d = name(dev, 'dev');
+      const d = checkSysctlDevice(dev, 'dev');
       const assignments = sysctlAssignments(d, validate(InterfaceSysctlsSchema, sysctls, 'sysctls'));
       if (assignments.length > 0) await runner.sysctl(['-q', '-w', ...assignments]);
     },

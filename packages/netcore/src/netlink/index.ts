@@ -41,6 +41,12 @@ export type {
   MacvlanSpec,
   DummySpec,
   BridgePortFlags,
+  BridgeOptions,
+  ObservedVrfSpec,
+  ObservedVxlanSpec,
+  ObservedVlanSpec,
+  ObservedVethSpec,
+  ObservedMacvlanSpec,
 } from './links/index.js';
 export {
   AddressSpecSchema,
@@ -79,6 +85,8 @@ export {
   OwnershipConflictError,
   ApplyNotConvergedError,
   NetlinkDecodeError,
+  DumpInterruptedError,
+  isDumpInterruptedError,
   isInvalidDesiredStateError,
   isLinkNotFoundError,
   isObjectExistsError,

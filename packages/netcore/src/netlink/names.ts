@@ -1,4 +1,4 @@
-import { InterfaceName, NetnsName } from '@fabrik/api';
+import { InterfaceName, NetnsName, SysctlSafeInterfaceName } from '@fabrik/api';
 import { InvalidDesiredStateError } from './errors.js';
 
 /** The kernel's limit for interface names (IFNAMSIZ - 1). */
@@ -15,6 +15,23 @@ export function checkInterfaceName(name: unknown, field = 'name'): string {
     throw new InvalidDesiredStateError(
       field,
       `${JSON.stringify(name)} ${parsed.error.issues[0]?.message ?? 'is not a valid interface name'}`,
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * Returns `name` when it may become a segment of a sysctl path (`net/ipv4/conf/NAME/...`): a valid
+ * interface name other than `all`, `default` and `lo` (@fabrik/api's `SysctlSafeInterfaceName`),
+ * which would set a namespace-wide knob or the loopback's. Throws {@link InvalidDesiredStateError}
+ * naming `field` otherwise.
+ */
+export function checkSysctlDevice(name: unknown, field = 'dev'): string {
+  const parsed = SysctlSafeInterfaceName.safeParse(name);
+  if (!parsed.success) {
+    throw new InvalidDesiredStateError(
+      field,
+      `${JSON.stringify(name)} ${parsed.error.issues[0]?.message ?? 'cannot be used in a sysctl path'}`,
     );
   }
   return parsed.data;

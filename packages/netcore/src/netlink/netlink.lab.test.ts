@@ -144,4 +144,27 @@ describe('netlink on the lab kernel', () => {
     expect(l.get('br-l3-red')).toMatchObject({ master: 'red' });
     expect((await nl.reconcile(retabled)).plan.ops).toEqual([]);
   });
+
+  it("flips a bridge's vlan_filtering in place: same ifindex, ports stay enslaved", async () => {
+    const state = (vlanFiltering: boolean): DesiredState => ({
+      owner: 'vf',
+      links: [
+        { kind: 'bridge', name: 'brvf', vlanFiltering, up: true },
+        { kind: 'dummy', name: 'vfport', master: 'brvf', up: true },
+      ],
+    });
+    await nl.reconcile(state(false));
+    const before = (await links()).get('brvf');
+    expect(before).toMatchObject({ linkinfo: { info_data: { vlan_filtering: 0 } } });
+    const { plan } = await nl.reconcile(state(true));
+    expect(plan.ops).toEqual([{ op: 'bridge-set', name: 'brvf', options: { vlanFiltering: true } }]);
+    const after = await links();
+    expect(after.get('brvf')).toMatchObject({
+      ifindex: before?.['ifindex'],
+      linkinfo: { info_data: { vlan_filtering: 1 } },
+    });
+    expect(after.get('vfport')).toMatchObject({ master: 'brvf' });
+    expect((await nl.reconcile(state(true))).plan.ops).toEqual([]);
+    await nl.reconcile({ owner: 'vf', links: [] });
+  });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { InterfaceAddress, InterfaceName, IpAddress, Vni } from '@fabrik/api';
-import { MacAddress } from './links/common.js';
+import { InterfaceAddress, InterfaceName, IpAddress, MacAddress, Vni } from '@fabrik/api';
+import { checkSysctlDevice } from './names.js';
 
 /** An interface address. `nodad` (IPv6 only) skips duplicate address detection, as an anycast gateway needs. */
 export const AddressSpecSchema = z
@@ -80,6 +80,9 @@ export const NeighbourSpecSchema = z.object({
 });
 export type NeighbourSpec = z.infer<typeof NeighbourSpecSchema>;
 
+/** The all-zero MAC: in a VXLAN device's FDB, the list of flood destinations. */
+export const ZERO_MAC = '00:00:00:00:00:00';
+
 /**
  * A static forwarding-database entry. `self` entries go into the device's own table (VXLAN:
  * `dst` = remote VTEP; the all-zero MAC is the flood list and is appended, not replaced);
@@ -87,7 +90,10 @@ export type NeighbourSpec = z.infer<typeof NeighbourSpecSchema>;
  */
 export const FdbSpecSchema = z.object({
   dev: InterfaceName,
-  mac: MacAddress,
+  /** A unicast MAC, or the all-zero MAC of a VXLAN device's flood list. */
+  mac: z.union([z.literal(ZERO_MAC), MacAddress], {
+    error: 'must be a unicast MAC address like 02:00:00:00:00:01, or 00:00:00:00:00:00 (flood list)',
+  }),
   dst: IpAddress.optional(),
   vni: Vni.optional(),
   self: z.boolean().optional(),
@@ -131,8 +137,13 @@ export function sysctlValue(key: keyof InterfaceSysctls, value: number | AddrGen
   return key === 'addrGenMode' ? ADDR_GEN_MODES.indexOf(value as AddrGenMode) : (value as number);
 }
 
-/** `sysctl -w` assignments (`net/ipv4/conf/DEV/arp_notify=1`) of the settings that are set. Pure. */
+/**
+ * `sysctl -w` assignments (`net/ipv4/conf/DEV/arp_notify=1`) of the settings that are set. Pure.
+ * Throws InvalidDesiredStateError for a `dev` that names a namespace-wide knob (`all`, `default`)
+ * or the loopback.
+ */
 export function sysctlAssignments(dev: string, sysctls: InterfaceSysctls): string[] {
+  checkSysctlDevice(dev);
   return (Object.keys(SYSCTL_KEYS) as Array<keyof InterfaceSysctls>)
     .filter((k) => sysctls[k] !== undefined)
     .map((k) => `${SYSCTL_KEYS[k](dev)}=${sysctlValue(k, sysctls[k] as number | AddrGenMode)}`);

@@ -1,10 +1,11 @@
 import { isCommandError, type RunResult } from '../exec/run.js';
-import { classifyIpFailure } from './errors.js';
+import { DumpInterruptedError, classifyIpFailure } from './errors.js';
 import type { NetnsRunner } from './exec.js';
 import { decodeLinkDump, type ObservedLink } from './decode/link.js';
 import { decodeRouteDump, type ObservedRoute } from './decode/route.js';
 import { decodeNeighDump, type ObservedNeighbour } from './decode/neigh.js';
 import { decodeFdbDump, type ObservedFdbEntry } from './decode/fdb.js';
+import { checkSysctlDevice } from './names.js';
 import { ADDR_GEN_MODES, NUMERIC_SYSCTLS, SYSCTL_KEYS, type InterfaceSysctls } from './objects.js';
 
 /**
@@ -46,14 +47,42 @@ export interface RawDumps {
   readonly sysctl?: string;
 }
 
-async function dump(what: string, run: () => Promise<RunResult>, netns: string | undefined): Promise<string> {
-  try {
-    return (await run()).stdout;
-  } catch (e) {
-    if (isCommandError(e)) throw classifyIpFailure(what, e.stderr, { netns, cause: e });
-    throw e;
+/** What iproute2 prints when the kernel flagged a dump as racing with a change (NLM_F_DUMP_INTR). */
+const DUMP_INTERRUPTED = /Dump was interrupted and may be inconsistent/;
+/** Attempts of one dump before {@link DumpInterruptedError}: a dump races only with a change in flight. */
+export const DUMP_ATTEMPTS = 5;
+
+/** True when a command's standard error says its dump was interrupted. */
+export const wasInterrupted = (stderr: string): boolean => DUMP_INTERRUPTED.test(stderr);
+
+/**
+ * Runs a dump and resolves with its output. A dump iproute2 reports as interrupted (on stderr,
+ * with exit 0 in iproute2 6.1, non-zero in later versions) is partial: it is run again, up to
+ * {@link DUMP_ATTEMPTS} times, then {@link DumpInterruptedError}. Other failures become the typed
+ * error of {@link classifyIpFailure}.
+ */
+export async function runDump(
+  what: string,
+  run: () => Promise<RunResult>,
+  netns: string | undefined,
+): Promise<RunResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await run();
+      if (!wasInterrupted(result.stderr)) return result;
+    } catch (e) {
+      if (!isCommandError(e)) throw e;
+      if (!wasInterrupted(e.stderr)) throw classifyIpFailure(what, e.stderr, { netns, cause: e });
+    }
+    if (attempt >= DUMP_ATTEMPTS) throw new DumpInterruptedError(what, attempt);
   }
 }
+
+const dump = async (
+  what: string,
+  run: () => Promise<RunResult>,
+  netns: string | undefined,
+): Promise<string> => (await runDump(what, run, netns)).stdout;
 
 /** `ip -j -d addr show`: links and addresses, whatever the scope. */
 export const dumpLinks = (runner: NetnsRunner): Promise<string> =>
@@ -62,7 +91,7 @@ export const dumpLinks = (runner: NetnsRunner): Promise<string> =>
 /** The sysctl paths read for `devs` (slash form: dots in names like `tr.100` survive). */
 export function sysctlPaths(devs: readonly string[]): string[] {
   const keys = Object.keys(SYSCTL_KEYS) as Array<keyof InterfaceSysctls>;
-  return devs.flatMap((dev) => keys.map((k) => SYSCTL_KEYS[k](dev)));
+  return devs.flatMap((dev, i) => keys.map((k) => SYSCTL_KEYS[k](checkSysctlDevice(dev, `sysctlsOf[${i}]`))));
 }
 
 /**

@@ -6,7 +6,7 @@ import type {
   NumericSysctls,
   RouteSpec,
 } from './objects.js';
-import type { BridgePortFlags, LinkSpec } from './links/index.js';
+import type { BridgeOptions, BridgePortFlags, LinkSpec } from './links/index.js';
 import type { DesiredState } from './desired.js';
 import type { ObserveScope } from './observe.js';
 
@@ -30,6 +30,7 @@ export type PlanOp =
   | { readonly op: 'link-add'; readonly spec: LinkSpec }
   | { readonly op: 'link-addrgenmode'; readonly name: string; readonly mode: AddrGenMode }
   | { readonly op: 'link-set'; readonly name: string; readonly changes: LinkSetChanges }
+  | { readonly op: 'bridge-set'; readonly name: string; readonly options: BridgeOptions }
   | { readonly op: 'port-set'; readonly name: string; readonly flags: BridgePortFlags }
   | {
       readonly op: 'addr-add';

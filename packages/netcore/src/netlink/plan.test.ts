@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   decodeDumps,
+  decodeLinkDump,
   decodeRouteDump,
   formatPlan,
   isInvalidDesiredStateError,
@@ -15,6 +16,8 @@ import {
   type ObservedState,
   type RawDumps,
 } from './index.js';
+import { sysctlAssignments } from './objects.js';
+import { sysctlPaths } from './observe.js';
 
 // Planner golden tests. Inputs are REAL iproute2 dumps recorded by __fixtures__/record.ts on the
 // host kernel (host-l2) and the lab kernel (lab-hbr). UPDATE_GOLDEN=1 rewrites the goldens.
@@ -33,7 +36,7 @@ function observed(scenario: string, when: 'before' | 'after', desired: DesiredSt
 function golden(name: string, lines: readonly string[]): void {
   const file = join(fixtures, `${name}.plan.txt`);
   const text = `${lines.join('\n')}\n`;
-  if (process.env['UPDATE_GOLDEN']) writeFileSync(file, text);
+  if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(file, text);
   expect(text).toBe(readFileSync(file, 'utf8'));
 }
 
@@ -211,10 +214,50 @@ describe('desired state validation', () => {
     ],
     [{ owner: 'x', links: [], fdb: [{ dev: 'vx0', mac: '02:00:00:00:00:01' }] }, 'fdb[0].dev'],
     [{ owner: 'Bad Owner', links: [] }, 'owner'],
+    // One MAC rule (@fabrik/api MacAddress): unicast, not all zero.
+    [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0', mac: '01:00:5e:00:00:01' }] }, 'links[0].mac'],
+    [{ owner: 'x', links: [{ kind: 'bridge', name: 'br0', mac: '00:00:00:00:00:00' }] }, 'links[0].mac'],
+    [
+      { owner: 'x', links: [{ kind: 'veth', name: 'v0', peer: { name: 'v1', mac: 'ff:ff:ff:ff:ff:ff' } }] },
+      'links[0].peer.mac',
+    ],
+    [
+      {
+        owner: 'x',
+        links: [{ kind: 'bridge', name: 'br0' }],
+        neighbours: [{ dev: 'br0', address: '10.0.0.1', lladdr: '00:00:00:00:00:00' }],
+      },
+      'neighbours[0].lladdr',
+    ],
+    [
+      {
+        owner: 'x',
+        links: [{ kind: 'bridge', name: 'br0' }],
+        fdb: [{ dev: 'br0', mac: '33:33:00:00:00:01' }],
+      },
+      'fdb[0].mac',
+    ],
   ])('%j is rejected at %s', (d, path) => {
     const err = invalid(d);
     expect(isInvalidDesiredStateError(err)).toBe(true);
     expect(err).toMatchObject({ path });
+  });
+});
+
+describe('MAC addresses', () => {
+  it('are normalised to lower case, and the all-zero MAC is allowed as an FDB flood entry only', () => {
+    const p = plan(
+      {
+        owner: 'x',
+        links: [{ kind: 'vxlan', name: 'vx0', vni: 1, mac: '02:AA:BB:CC:DD:EE' }],
+        fdb: [{ dev: 'vx0', mac: '00:00:00:00:00:00', dst: '192.0.2.2' }],
+      },
+      { links: [], routes: undefined, neighbours: undefined, fdb: [], sysctls: undefined },
+    );
+    expect(formatPlan(p)).toContain('ip link add name vx0 address 02:aa:bb:cc:dd:ee type vxlan id 1');
+    expect(formatPlan(p)).toContain(
+      'bridge fdb append 00:00:00:00:00:00 dev vx0 dst 192.0.2.2 self permanent',
+    );
   });
 });
 
@@ -351,5 +394,69 @@ describe('routes are keyed as the kernel keys them: table, destination, tos, met
     })();
     expect(isInvalidDesiredStateError(err)).toBe(true);
     expect(err).toMatchObject({ path: 'routes[1]' });
+  });
+});
+
+describe('interface names that reach a sysctl path', () => {
+  const empty: ObservedState = {
+    links: [],
+    routes: undefined,
+    neighbours: undefined,
+    fdb: undefined,
+    sysctls: undefined,
+  };
+  it.each(['all', 'default', 'lo'])('%j: a desired link with sysctls is refused at its name', (name) => {
+    const err = (() => {
+      try {
+        plan({ owner: 'x', links: [{ kind: 'bridge', name, sysctls: { arpAccept: 1 } }] }, empty);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(isInvalidDesiredStateError(err)).toBe(true);
+    expect(err).toMatchObject({ path: 'links[0].name' });
+  });
+  it.each(['all', 'default', 'lo'])('%j: no sysctl assignment or path is ever made for it', (dev) => {
+    expect(() => sysctlAssignments(dev, { arpNotify: 1 })).toThrow(/all.*default.*lo/);
+    expect(() => sysctlPaths([dev])).toThrow(/all.*default.*lo/);
+  });
+});
+
+describe('bridge vlan_filtering', () => {
+  const bridge = decodeLinkDump(
+    JSON.stringify([
+      {
+        ifindex: 3,
+        ifname: 'br0',
+        flags: ['UP'],
+        mtu: 1500,
+        ifalias: 'fabrik:x',
+        linkinfo: { info_kind: 'bridge', info_data: { vlan_filtering: 0 } },
+      },
+    ]),
+  );
+  const observed: ObservedState = {
+    links: bridge,
+    routes: undefined,
+    neighbours: undefined,
+    fdb: undefined,
+    sysctls: undefined,
+  };
+  it('is changed in place, not by recreating the bridge', () => {
+    const p = plan(
+      { owner: 'x', links: [{ kind: 'bridge', name: 'br0', vlanFiltering: true, up: true }] },
+      observed,
+    );
+    expect(formatPlan(p)).toEqual(['ip link set dev br0 type bridge vlan_filtering 1']);
+  });
+  it('plans nothing when it already has the desired value, or when none is desired', () => {
+    expect(
+      plan({ owner: 'x', links: [{ kind: 'bridge', name: 'br0', vlanFiltering: false, up: true }] }, observed)
+        .ops,
+    ).toEqual([]);
+    expect(plan({ owner: 'x', links: [{ kind: 'bridge', name: 'br0', up: true }] }, observed).ops).toEqual(
+      [],
+    );
   });
 });

@@ -1,10 +1,11 @@
 import { InvalidDesiredStateError, OwnershipConflictError } from './errors.js';
 import {
+  bridgeChanges,
   lowerLinkOf,
   needsRecreate,
   type BridgePortFlags,
+  type BridgeSpec,
   type LinkSpec,
-  type ObservedLinkSpec,
 } from './links/index.js';
 import { NUMERIC_SYSCTLS, type InterfaceSysctls, type NumericSysctls } from './objects.js';
 import { parseDesiredState, type DesiredLink, type DesiredState } from './desired.js';
@@ -72,7 +73,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
   for (let changed = true; changed;) {
     changed = false;
     for (const o of observed.links) {
-      const lower = observedLowerOf(o.spec);
+      const lower = lowerLinkOf(o.spec);
       if (!gone.has(o.spec.name) && lower !== undefined && gone.has(lower) && isOwnedBy(o.alias, owner)) {
         gone.add(o.spec.name);
         changed = true;
@@ -98,6 +99,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
       ups.push({ op: 'link-set', name, changes: { up } });
     } else if (Object.keys(changes).length > 0) sets.push({ op: 'link-set', name, changes });
   };
+  const bridgeSets: PlanOp[] = [];
   const ports: PlanOp[] = [];
   const addrs: PlanOp[] = [];
   const sysctls: PlanOp[] = [];
@@ -110,7 +112,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     if (deletedByKernel.has(name)) continue;
     deletes.push({ op: 'link-del', name });
     const o = byName.get(name);
-    if (o?.spec.kind === 'veth' && o.linkNetnsId === undefined && o.spec.peer.name)
+    if (o?.spec.kind === 'veth' && o.linkNetnsId === undefined && o.spec.peer.name !== undefined)
       deletedByKernel.add(o.spec.peer.name);
   }
 
@@ -159,6 +161,9 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     if (l.master !== undefined && l.master !== observedMaster) changes.master = l.master;
     if (l.up !== undefined && l.up !== o.spec.up) changes.up = l.up;
     pushSet(l.name, changes);
+    // Kind options the kernel changes in place (needsRecreate said the kinds match).
+    const bridgeOptions = l.kind === 'bridge' ? bridgeChanges(l, o.spec as BridgeSpec) : undefined;
+    if (bridgeOptions) bridgeSets.push({ op: 'bridge-set', name: l.name, options: bridgeOptions });
     if (l.kind === 'veth' && l.peer.netns === undefined) {
       const peer = existing(l.peer.name);
       if (peer && peer.alias !== mark)
@@ -214,6 +219,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     ...creates,
     ...genModes,
     ...sets,
+    ...bridgeSets,
     ...ports,
     ...addrs,
     ...ups,
@@ -266,12 +272,9 @@ function checkReferences(
   desired.fdb?.forEach((f, i) => devExists(`fdb[${i}].dev`, f.dev));
 }
 
-const observedLowerOf = (spec: ObservedLinkSpec): string | undefined =>
-  spec.kind === 'generic' ? undefined : lowerLinkOf(spec);
-
 function observedDepth(name: string, byName: Map<string, ObservedLink>, seen = 0): number {
   const o = byName.get(name);
-  const lower = o ? observedLowerOf(o.spec) : undefined;
+  const lower = o ? lowerLinkOf(o.spec) : undefined;
   return lower !== undefined && byName.has(lower) && seen < 16
     ? observedDepth(lower, byName, seen + 1) + 1
     : 0;

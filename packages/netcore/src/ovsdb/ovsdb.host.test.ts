@@ -434,8 +434,13 @@ describe('ovsdb-server restarts', () => {
         ]),
       ]);
       // A request made while disconnected waits for the reconnect.
-      const pending = addPort(client, { bridge: br, name: later, type: 'internal', tag: 20 });
-      await new Promise((r) => setTimeout(r, 200));
+      let settled = false;
+      const pending = addPort(client, { bridge: br, name: later, type: 'internal', tag: 20 }).finally(
+        () => (settled = true),
+      );
+      await new Promise((r) => setImmediate(r));
+      expect(settled).toBe(false);
+      expect(client.state).toBe('reconnecting');
       await ovs.startDb();
       await pending;
       await waitUntil('reconnected and resynced', () => client.state === 'connected' && client.cache.synced);

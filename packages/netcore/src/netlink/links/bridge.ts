@@ -19,8 +19,24 @@ export const decodeBridge = (name: string, raw: RawLinkView): BridgeSpec => {
   return vlanFiltering === undefined ? { kind: 'bridge', name } : { kind: 'bridge', name, vlanFiltering };
 };
 
-export const bridgeNeedsRecreate = (desired: BridgeSpec, observed: BridgeSpec): boolean =>
-  desired.vlanFiltering !== undefined && desired.vlanFiltering !== (observed.vlanFiltering ?? false);
+/** Bridge options the kernel changes in place (`ip link set dev NAME type bridge ...`). */
+export interface BridgeOptions {
+  readonly vlanFiltering?: boolean;
+}
+
+/** `type bridge vlan_filtering 0|1` for the options that are set. */
+export const bridgeSetArgs = (options: BridgeOptions): string[] => [
+  'type',
+  'bridge',
+  ...(options.vlanFiltering === undefined ? [] : ['vlan_filtering', options.vlanFiltering ? '1' : '0']),
+];
+
+/** The in-place changes that bring an observed bridge to the desired options (none: `undefined`). */
+export function bridgeChanges(desired: BridgeSpec, observed: BridgeSpec): BridgeOptions | undefined {
+  return desired.vlanFiltering !== undefined && desired.vlanFiltering !== observed.vlanFiltering
+    ? { vlanFiltering: desired.vlanFiltering }
+    : undefined;
+}
 
 /** Per-port flags of a bridge port (`ip link set dev X type bridge_slave ...`). */
 export const BridgePortFlagsSchema = z.object({

@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import { InterfaceName } from '@fabrik/api';
-
-/** A MAC address as iproute2 prints it (lower case, colon separated). */
-export const MacAddress = z
-  .string()
-  .regex(/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/, 'must be a MAC address like 02:00:00:00:00:01')
-  .transform((m) => m.toLowerCase());
+import { InterfaceName, MacAddress } from '@fabrik/api';
 
 /**
  * Attributes every link kind has. An optional field left `undefined` means "leave as it is"

@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import { opt, type LinkAttrs, type RawLinkView } from './common.js';
-import {
-  BridgeSpecSchema,
-  bridgeNeedsRecreate,
-  bridgeTypeArgs,
-  decodeBridge,
-  type BridgeSpec,
-} from './bridge.js';
+import { BridgeSpecSchema, bridgeTypeArgs, decodeBridge, type BridgeSpec } from './bridge.js';
 import { DummySpecSchema, decodeDummy, dummyTypeArgs, type DummySpec } from './dummy.js';
 import {
   MacvlanSpecSchema,
@@ -14,11 +8,40 @@ import {
   macvlanNeedsRecreate,
   macvlanTypeArgs,
   type MacvlanSpec,
+  type ObservedMacvlanSpec,
 } from './macvlan.js';
-import { VethSpecSchema, decodeVeth, vethNeedsRecreate, vethTypeArgs, type VethSpec } from './veth.js';
-import { VlanSpecSchema, decodeVlan, vlanNeedsRecreate, vlanTypeArgs, type VlanSpec } from './vlan.js';
-import { VrfSpecSchema, decodeVrf, vrfNeedsRecreate, vrfTypeArgs, type VrfSpec } from './vrf.js';
-import { VxlanSpecSchema, decodeVxlan, vxlanNeedsRecreate, vxlanTypeArgs, type VxlanSpec } from './vxlan.js';
+import {
+  VethSpecSchema,
+  decodeVeth,
+  vethNeedsRecreate,
+  vethTypeArgs,
+  type ObservedVethSpec,
+  type VethSpec,
+} from './veth.js';
+import {
+  VlanSpecSchema,
+  decodeVlan,
+  vlanNeedsRecreate,
+  vlanTypeArgs,
+  type ObservedVlanSpec,
+  type VlanSpec,
+} from './vlan.js';
+import {
+  VrfSpecSchema,
+  decodeVrf,
+  vrfNeedsRecreate,
+  vrfTypeArgs,
+  type ObservedVrfSpec,
+  type VrfSpec,
+} from './vrf.js';
+import {
+  VxlanSpecSchema,
+  decodeVxlan,
+  vxlanNeedsRecreate,
+  vxlanTypeArgs,
+  type ObservedVxlanSpec,
+  type VxlanSpec,
+} from './vxlan.js';
 
 /** Every link kind fabrik creates, discriminated by the kernel's kind string. */
 export const LinkSpecSchema = z.discriminatedUnion('kind', [
@@ -40,10 +63,23 @@ export interface GenericLinkSpec extends LinkAttrs {
   readonly linkKind: string | undefined;
 }
 
-export type ObservedLinkSpec = LinkSpec | GenericLinkSpec;
+/**
+ * A link as observed: the kind's spec with every field the dump may leave out optional (a VRF
+ * without a table, a VLAN whose parent is in another namespace ...). Decoders never fill in a
+ * value the kernel did not report.
+ */
+export type ObservedLinkSpec =
+  | ObservedVrfSpec
+  | BridgeSpec
+  | ObservedVxlanSpec
+  | ObservedVlanSpec
+  | ObservedVethSpec
+  | ObservedMacvlanSpec
+  | DummySpec
+  | GenericLinkSpec;
 
 /** The link a link is stacked on and cannot exist without (vlan/macvlan parent, vxlan underlay). */
-export function lowerLinkOf(spec: LinkSpec): string | undefined {
+export function lowerLinkOf(spec: LinkSpec | ObservedLinkSpec): string | undefined {
   switch (spec.kind) {
     case 'vlan':
     case 'macvlan':
@@ -97,17 +133,17 @@ export function needsRecreate(desired: LinkSpec, observed: ObservedLinkSpec): bo
   if (desired.kind !== observed.kind) return true;
   switch (desired.kind) {
     case 'vrf':
-      return vrfNeedsRecreate(desired, observed as VrfSpec);
-    case 'bridge':
-      return bridgeNeedsRecreate(desired, observed as BridgeSpec);
+      return vrfNeedsRecreate(desired, observed as ObservedVrfSpec);
     case 'vxlan':
-      return vxlanNeedsRecreate(desired, observed as VxlanSpec);
+      return vxlanNeedsRecreate(desired, observed as ObservedVxlanSpec);
     case 'vlan':
-      return vlanNeedsRecreate(desired, observed as VlanSpec);
+      return vlanNeedsRecreate(desired, observed as ObservedVlanSpec);
     case 'veth':
-      return vethNeedsRecreate(desired, observed as VethSpec);
+      return vethNeedsRecreate(desired, observed as ObservedVethSpec);
     case 'macvlan':
-      return macvlanNeedsRecreate(desired, observed as MacvlanSpec);
+      return macvlanNeedsRecreate(desired, observed as ObservedMacvlanSpec);
+    // A bridge's options change in place (bridgeChanges).
+    case 'bridge':
     case 'dummy':
       return false;
   }
@@ -140,10 +176,17 @@ export function decodeKindSpec(
 }
 
 export type { LinkAttrs, RawLinkView } from './common.js';
-export { LinkAttrsSchema, MacAddress } from './common.js';
+export { LinkAttrsSchema } from './common.js';
 export type { VrfSpec, BridgeSpec, VxlanSpec, VlanSpec, VethSpec, MacvlanSpec, DummySpec };
-export { BridgePortFlagsSchema, bridgePortArgs, decodeBridgePort } from './bridge.js';
-export type { BridgePortFlags } from './bridge.js';
+export {
+  BridgePortFlagsSchema,
+  bridgePortArgs,
+  decodeBridgePort,
+  bridgeChanges,
+  bridgeSetArgs,
+} from './bridge.js';
+export type { BridgePortFlags, BridgeOptions } from './bridge.js';
+export type { ObservedVrfSpec, ObservedVxlanSpec, ObservedVlanSpec, ObservedVethSpec, ObservedMacvlanSpec };
 export {
   VrfSpecSchema,
   BridgeSpecSchema,

@@ -14,16 +14,28 @@ export type MacvlanSpec = z.infer<typeof MacvlanSpecSchema>;
 
 export const macvlanTypeArgs = (spec: MacvlanSpec): string[] => ['type', 'macvlan', 'mode', spec.mode];
 
-export function decodeMacvlan(name: string, raw: RawLinkView): MacvlanSpec {
+/**
+ * A macvlan as observed: `parent` is absent when it lives in another namespace, `mode` when the
+ * dump shows none or one this layer does not know.
+ */
+export type ObservedMacvlanSpec = Omit<MacvlanSpec, 'parent' | 'mode'> & {
+  readonly parent?: string;
+  readonly mode?: MacvlanSpec['mode'];
+};
+
+const isMacvlanMode = (m: string | undefined): m is MacvlanSpec['mode'] =>
+  (MACVLAN_MODES as readonly (string | undefined)[]).includes(m);
+
+export function decodeMacvlan(name: string, raw: RawLinkView): ObservedMacvlanSpec {
   const mode = str(raw.infoData['mode']);
   return {
     kind: 'macvlan',
     name,
-    parent: raw.lowerLink ?? '',
-    mode: (MACVLAN_MODES as readonly string[]).includes(mode ?? '') ? (mode as MacvlanSpec['mode']) : 'vepa',
+    ...(raw.lowerLink === undefined ? {} : { parent: raw.lowerLink }),
+    ...(isMacvlanMode(mode) ? { mode } : {}),
   };
 }
 
-/** An observed parent of '' lives in another namespace (its name is not in the dump): not compared. */
-export const macvlanNeedsRecreate = (desired: MacvlanSpec, observed: MacvlanSpec): boolean =>
-  (observed.parent !== '' && desired.parent !== observed.parent) || desired.mode !== observed.mode;
+/** A parent that cannot be seen from here (another namespace) is not compared; an unknown mode differs. */
+export const macvlanNeedsRecreate = (desired: MacvlanSpec, observed: ObservedMacvlanSpec): boolean =>
+  (observed.parent !== undefined && desired.parent !== observed.parent) || desired.mode !== observed.mode;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InterfaceName } from '@fabrik/api';
+import { InterfaceName, MacAddress } from '@fabrik/api';
 import { LinkAttrsSchema, type RawLinkView } from './common.js';
 import { netnsArg, parseNetnsTarget } from '../names.js';
 
@@ -23,10 +23,7 @@ export const VethSpecSchema = LinkAttrsSchema.extend({
       }, 'must be a netns name or an absolute netns path')
       .optional(),
     mtu: z.number().int().min(68).max(65535).optional(),
-    mac: z
-      .string()
-      .regex(/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/)
-      .optional(),
+    mac: MacAddress.optional(),
   }),
 });
 export type VethSpec = z.infer<typeof VethSpecSchema>;
@@ -46,12 +43,16 @@ export const vethTypeArgs = (spec: VethSpec): string[] => [
     : ['netns', netnsArg(parseNetnsTarget(spec.peer.netns, 'peer.netns'))]),
 ];
 
-/** The peer's name is known only when it lives in the same namespace (`link`); otherwise it is left empty. */
-export const decodeVeth = (name: string, raw: RawLinkView): VethSpec => ({
+/** A veth as observed: the peer's name is known only when it lives in the same namespace (`link`). */
+export interface ObservedVethSpec extends Omit<VethSpec, 'peer'> {
+  readonly peer: { readonly name?: string };
+}
+
+export const decodeVeth = (name: string, raw: RawLinkView): ObservedVethSpec => ({
   kind: 'veth',
   name,
-  peer: { name: raw.linkNetnsId === undefined ? (raw.lowerLink ?? '') : '' },
+  peer: raw.linkNetnsId === undefined && raw.lowerLink !== undefined ? { name: raw.lowerLink } : {},
 });
 
 /** Peers in other namespaces cannot be observed from here: a veth is never recreated for its peer. */
-export const vethNeedsRecreate = (_desired: VethSpec, _observed: VethSpec): boolean => false;
+export const vethNeedsRecreate = (_desired: VethSpec, _observed: ObservedVethSpec): boolean => false;

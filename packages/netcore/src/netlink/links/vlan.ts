@@ -19,20 +19,29 @@ export const vlanTypeArgs = (spec: VlanSpec): string[] => [
   ...(spec.protocol === undefined ? [] : ['protocol', spec.protocol]),
 ];
 
-export function decodeVlan(name: string, raw: RawLinkView): VlanSpec {
+/**
+ * A VLAN as observed: `parent` is absent when it lives in another namespace (the dump then has
+ * `link_netnsid` and no name), `id` when the dump does not show one.
+ */
+export type ObservedVlanSpec = Omit<VlanSpec, 'parent' | 'id'> & {
+  readonly parent?: string;
+  readonly id?: number;
+};
+
+export function decodeVlan(name: string, raw: RawLinkView): ObservedVlanSpec {
   const protocol = str(raw.infoData['protocol']);
+  const id = num(raw.infoData['id']);
   return {
     kind: 'vlan',
     name,
-    // '' when the parent lives in another namespace (the dump then has link_netnsid, no name).
-    parent: raw.lowerLink ?? '',
-    id: num(raw.infoData['id']) ?? 0,
+    ...(raw.lowerLink === undefined ? {} : { parent: raw.lowerLink }),
+    ...(id === undefined ? {} : { id }),
     ...(protocol === '802.1Q' || protocol === '802.1ad' ? { protocol } : {}),
   };
 }
 
-/** An observed parent of '' lives in another namespace (its name is not in the dump): not compared. */
-export const vlanNeedsRecreate = (desired: VlanSpec, observed: VlanSpec): boolean =>
+/** A parent that cannot be seen from here (another namespace) is not compared. */
+export const vlanNeedsRecreate = (desired: VlanSpec, observed: ObservedVlanSpec): boolean =>
   desired.id !== observed.id ||
-  (observed.parent !== '' && desired.parent !== observed.parent) ||
+  (observed.parent !== undefined && desired.parent !== observed.parent) ||
   (desired.protocol !== undefined && desired.protocol !== (observed.protocol ?? '802.1Q'));

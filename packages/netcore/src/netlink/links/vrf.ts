@@ -12,12 +12,14 @@ export type VrfSpec = z.infer<typeof VrfSpecSchema>;
 /** Arguments after `ip link add NAME`: `type vrf table T`. */
 export const vrfTypeArgs = (spec: VrfSpec): string[] => ['type', 'vrf', 'table', String(spec.table)];
 
-export const decodeVrf = (name: string, raw: RawLinkView): VrfSpec => ({
-  kind: 'vrf',
-  name,
-  table: num(raw.infoData['table']) ?? 0,
-});
+/** A VRF as observed: `table` is absent when the dump does not show one. */
+export type ObservedVrfSpec = Omit<VrfSpec, 'table'> & { readonly table?: number };
 
-/** The table of a VRF cannot change in place: a different table means delete and recreate. */
-export const vrfNeedsRecreate = (desired: VrfSpec, observed: VrfSpec): boolean =>
+export function decodeVrf(name: string, raw: RawLinkView): ObservedVrfSpec {
+  const table = num(raw.infoData['table']);
+  return table === undefined ? { kind: 'vrf', name } : { kind: 'vrf', name, table };
+}
+
+/** The table of a VRF cannot change in place: a different (or unknown) table means delete and recreate. */
+export const vrfNeedsRecreate = (desired: VrfSpec, observed: ObservedVrfSpec): boolean =>
   desired.table !== observed.table;

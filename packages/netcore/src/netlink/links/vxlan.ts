@@ -35,13 +35,14 @@ export const vxlanTypeArgs = (spec: VxlanSpec): string[] => [
   ...opt('dev', spec.dev),
 ];
 
-export function decodeVxlan(name: string, raw: RawLinkView): VxlanSpec {
+/** A VXLAN device as observed: `vni` is absent when the dump does not show one. */
+export type ObservedVxlanSpec = Omit<VxlanSpec, 'vni'> & { readonly vni?: number };
+
+export function decodeVxlan(name: string, raw: RawLinkView): ObservedVxlanSpec {
   const d = raw.infoData;
-  const spec: { -readonly [K in keyof VxlanSpec]: VxlanSpec[K] } = {
-    kind: 'vxlan',
-    name,
-    vni: num(d['id']) ?? 0,
-  };
+  const spec: { -readonly [K in keyof ObservedVxlanSpec]: ObservedVxlanSpec[K] } = { kind: 'vxlan', name };
+  const vni = num(d['id']);
+  if (vni !== undefined) spec.vni = vni;
   const local = str(d['local']) ?? str(d['local6']);
   const remote = str(d['remote']) ?? str(d['remote6']);
   const group = str(d['group']) ?? str(d['group6']);
@@ -58,7 +59,7 @@ export function decodeVxlan(name: string, raw: RawLinkView): VxlanSpec {
 }
 
 /** None of the VXLAN attributes is changed in place here: any difference means recreate. */
-export const vxlanNeedsRecreate = (desired: VxlanSpec, observed: VxlanSpec): boolean =>
+export const vxlanNeedsRecreate = (desired: VxlanSpec, observed: ObservedVxlanSpec): boolean =>
   desired.vni !== observed.vni ||
   !sameIp(desired.local, observed.local) ||
   !sameIp(desired.remote, observed.remote) ||
