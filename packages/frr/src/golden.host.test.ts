@@ -33,6 +33,20 @@ describe.each(cases)('golden $name', ({ name, file }) => {
   });
 });
 
+// Intents written for @fabrik/frr 0.1 render as they did then, apart from the fabric loop guard
+// (on by default since): __fixtures__/v0.1 holds 0.1's goldens.
+describe.each(['full', 'l2-only', 'minimal'])('0.1 golden %s', (name) => {
+  it.each(FRR_TEMPLATE_SETS)('[%s] is reproduced with fabricLoopGuard disabled', async (mode) => {
+    const file = cases.find((c) => c.name === name)?.file ?? '';
+    const intent = parse(await readFile(join(fixtures, file), 'utf8')) as Record<string, unknown>;
+    const text = renderFrrConfig(
+      { ...intent, fabricLoopGuard: { enabled: false } },
+      { mode, hostname: 'fabrik-lab' },
+    );
+    expect(text).toBe(await readFile(join(fixtures, 'v0.1', `${name}.${mode}.golden.conf`), 'utf8'));
+  });
+});
+
 it('finds the fixtures (an empty list would pass vacuously)', () => {
   expect(cases.map((c) => c.name)).toEqual(expect.arrayContaining(['full', 'l2-only', 'minimal']));
 });
