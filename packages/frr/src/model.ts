@@ -161,10 +161,21 @@ export interface FrrLargeCommunityListModel {
   readonly values: readonly string[];
 }
 
+export interface FrrCommunityListEntryModel {
+  readonly list: string;
+  /**
+   * The community's 32-bit value + 1. FRR numbers community-list entries; a number that follows
+   * the value lets frr-reload.py replace a changed value (same number, new value: its `no` line
+   * for the old entry fails).
+   */
+  readonly seq: number;
+  readonly value: string;
+}
+
 export interface FrrCommunityListModel {
   readonly name: string;
-  /** Each printed as `bgp community-list standard NAME permit VALUE`. */
-  readonly values: readonly string[];
+  /** Each printed as `bgp community-list standard NAME seq SEQ permit VALUE`. */
+  readonly entries: readonly FrrCommunityListEntryModel[];
 }
 
 export interface FrrBfdProfileModel {
@@ -260,6 +271,17 @@ class Filters {
   readonly largeCommunityLists: FrrLargeCommunityListModel[] = [];
   readonly routeMaps: FrrRouteMapEntryModel[] = [];
 
+  communityList(name: string, values: readonly string[]): void {
+    this.communityLists.push({
+      name,
+      entries: sortCommunities(values).map((value) => ({
+        list: name,
+        seq: communityValue(value) + 1,
+        value,
+      })),
+    });
+  }
+
   entry(
     name: string,
     action: 'permit' | 'deny',
@@ -315,7 +337,7 @@ class Filters {
         matches.push(`${command} address prefix-list ${listName}`);
       }
       if (item.community !== undefined) {
-        this.communityLists.push({ name: listName, values: [item.community] });
+        this.communityList(listName, [item.community]);
         matches.push(`community ${listName}${item.exactMatch ? ' exact-match' : ''}`);
       }
       if (item.removeAllCommunities) sets.push('community none');
@@ -323,7 +345,7 @@ class Filters {
       if (add.length > 0) sets.push(`community ${add.join(' ')}${item.additive ? ' additive' : ''}`);
       const remove = sortCommunities(item.removeCommunities);
       if (remove.length > 0) {
-        this.communityLists.push({ name: `${listName}-remove`, values: remove });
+        this.communityList(`${listName}-remove`, remove);
         sets.push(`comm-list ${listName}-remove delete`);
       }
       this.entry(name, item.action === 'reject' ? 'deny' : 'permit', seq, {
@@ -362,10 +384,7 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
     // Loop guard: what the underlay sends is tagged on the way in; tagged routes never go back
     // to the underlay and are never advertised from a VRF (type-5), so this node is no transit
     // between leaves (das-schiff's TAG-FABRIC-IN / DENY-TAG-FABRIC-OUT).
-    filters.communityLists.push({
-      name: frrObjectNames.fabricCommunityList,
-      values: [intent.fabricLoopGuard.community],
-    });
+    filters.communityList(frrObjectNames.fabricCommunityList, [intent.fabricLoopGuard.community]);
     filters.entry(frrObjectNames.fabricRouteMapIn, 'permit', 10, {
       sets: [`community ${intent.fabricLoopGuard.community} additive`],
     });
