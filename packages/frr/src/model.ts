@@ -106,8 +106,14 @@ export interface FrrVrfModel {
   readonly routeTarget: string | null;
   readonly importRouteTargets: readonly string[];
   readonly exportRouteTargets: readonly string[];
-  /** The ipv4 unicast family is configured (the fields below are its content). */
+  /**
+   * The `address-family ipv4 unicast` block has content (the fields below). FRR does not show an
+   * empty block, so rendering one would make every reload report a change.
+   */
   readonly ipv4: boolean;
+  /** `advertise ipv4 unicast` / `advertise ipv6 unicast` in l2vpn evpn (the VRF's families). */
+  readonly advertiseIpv4: boolean;
+  readonly advertiseIpv6: boolean;
   /** Sorted names of the VRFs this one leaks from (`import vrf`). */
   readonly importVrfs: readonly string[];
   /** Route-map for `import vrf route-map` (netns) built from the import filters. */
@@ -120,6 +126,7 @@ export interface FrrVrfModel {
   readonly staticRoutes: readonly FrrStaticRouteModel[];
   /** BGP peers inside the VRF, sorted by id. */
   readonly peers: readonly FrrNeighborModel[];
+  /** The `address-family ipv6 unicast` block; null when the VRF has no IPv6 or the block would be empty. */
   readonly ipv6: FrrVrfIpv6Model | null;
   /** vrf-ibgp only. */
   readonly ibgp: FrrIbgpLinkModel | null;
@@ -425,6 +432,10 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
       .map((p) => peerModel(vrf.name, p, filters, bfdOf))
       .sort((a, b) => compareText(a.id, b.id));
     const [routeTarget, importRouteTargets, exportRouteTargets] = routeTargetsOf(vrf, intent.asn);
+    const v4Aggregates = aggregates.filter((a) => ipFamily(a) === 'ipv4');
+    const v6Aggregates = aggregates.filter((a) => ipFamily(a) === 'ipv6');
+    const leaks = redistribute.length > 0 || importVrfs.length > 0 || importRouteMap !== null;
+    const ipv6Content = leaks || v6Aggregates.length > 0 || peers.some((p) => p.ipv6 !== null);
     return {
       name: vrf.name,
       asn: intent.asn,
@@ -433,22 +444,18 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
       routeTarget,
       importRouteTargets,
       exportRouteTargets,
-      ipv4,
+      ipv4: ipv4 && (leaks || link !== null || v4Aggregates.length > 0 || peers.some((p) => p.ipv4 !== null)),
+      advertiseIpv4: ipv4,
+      advertiseIpv6: ipv6,
       importVrfs,
       importRouteMap,
       exportRouteMap,
-      aggregates: aggregates.filter((a) => ipFamily(a) === 'ipv4'),
+      aggregates: v4Aggregates,
       redistribute,
       staticRoutes: staticRoutes(vrf),
       peers,
-      ipv6: ipv6
-        ? {
-            redistribute,
-            aggregates: aggregates.filter((a) => ipFamily(a) === 'ipv6'),
-            importVrfs,
-            importRouteMap,
-          }
-        : null,
+      ipv6:
+        ipv6 && ipv6Content ? { redistribute, aggregates: v6Aggregates, importVrfs, importRouteMap } : null,
       ibgp: link,
     };
   });
@@ -697,6 +704,8 @@ function localVrf(intent: FrrIntent): FrrVrfModel {
     importRouteTargets: [],
     exportRouteTargets: [],
     ipv4: true,
+    advertiseIpv4: false,
+    advertiseIpv6: false,
     importVrfs: [],
     importRouteMap: null,
     exportRouteMap: null,

@@ -42,9 +42,17 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
     profiles.add(p.name);
   });
   const checkSession = (
-    n: { bfd: unknown; localAs?: { asn: number; noPrepend: boolean; replaceAs: boolean } },
+    n: {
+      remoteAs: number | 'internal' | 'external';
+      bfd: unknown;
+      localAs?: { asn: number; noPrepend: boolean; replaceAs: boolean };
+    },
     path: Path,
   ) => {
+    if (n.localAs !== undefined && (n.remoteAs === 'internal' || n.remoteAs === intent.asn))
+      issue([...path, 'localAs'], 'only for eBGP sessions (FRR: local-as is allowed only for EBGP peers)');
+    else if (n.localAs !== undefined && n.localAs.asn === n.remoteAs)
+      issue([...path, 'localAs', 'asn'], 'must differ from remoteAs');
     if (typeof n.bfd === 'object' && n.bfd !== null && 'profile' in n.bfd) {
       const name = String(n.bfd.profile);
       if (!profiles.has(name))
@@ -75,6 +83,11 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
     else neighborOwner.set(key, i);
     if (new Set(n.addressFamilies).size !== n.addressFamilies.length)
       issue([...path, 'addressFamilies'], 'lists an address family twice');
+    if (n.interface !== undefined && n.ebgpMultihop !== undefined)
+      issue(
+        [...path, 'ebgpMultihop'],
+        'an unnumbered session is directly connected (FRR refuses ebgp-multihop on it)',
+      );
     checkSession(n, path);
   });
 

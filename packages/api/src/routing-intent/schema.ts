@@ -359,7 +359,8 @@ export const CROSS_FIELD_RULES = [
   'staticRoutes[]: exactly one of nexthop, nextHopVrf alone, or blackhole; nexthop of the prefix family',
   'filter items: reject without community changes; removeAllCommunities not with addCommunities',
   'bfd.profile names one of bfdProfiles; bfdProfiles names unique',
-  'localAs.asn differs from asn; localAs.replaceAs needs noPrepend',
+  'localAs only on eBGP sessions; localAs.asn differs from asn and remoteAs; localAs.replaceAs needs noPrepend',
+  'ebgpMultihop not on an unnumbered (interface) neighbor',
 ] as const;
 
 /** The intent's fields; {@link FrrIntentSchema} adds the rules between them. */
