@@ -307,7 +307,11 @@ export function frrIntentArbitrary(): fc.Arbitrary<FrrIntentInput> {
                       ...(imp ? { import: imp } : {}),
                       ...(exp ? { export: exp } : {}),
                     })),
-                  { maxLength: 2, selector: (p) => ('address' in p ? p.address : p.listenRange) },
+                  {
+                    maxLength: 2,
+                    // Listen ranges of a VRF must not overlap: at most one per VRF here.
+                    selector: (p) => ('address' in p ? p.address : 'listen range'),
+                  },
                 ),
                 addressFamilies: fc.constant([...families]),
               },

@@ -67,3 +67,14 @@ export function compareIp(a: string, b: string): number {
   if (av !== bv) return av < bv ? -1 : 1;
   return Number(al) - Number(bl);
 }
+
+/** Whether two networks share an address (one contains the other). */
+export function networksOverlap(a: string, b: string): boolean {
+  const [aa = '', al = '0'] = a.split('/');
+  const [ba = '', bl = '0'] = b.split('/');
+  if (ipFamily(aa) !== ipFamily(ba)) return false;
+  const bits = ipFamily(aa) === 'ipv4' ? 32n : 128n;
+  const shorter = BigInt(Math.min(Number(al), Number(bl)));
+  const shift = bits - shorter;
+  return ipValue(aa) >> shift === ipValue(ba) >> shift;
+}

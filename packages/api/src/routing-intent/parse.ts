@@ -59,8 +59,5 @@ export function redactIntent<T extends FrrIntent | FrrIntentInput>(intent: T): T
  * `parseFrrIntent` on every single field; the rules between fields are listed in its description.
  */
 export function frrIntentJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(FrrIntentSchema, { io: 'input', unrepresentable: 'any', reused: 'ref' }) as Record<
-    string,
-    unknown
-  >;
+  return z.toJSONSchema(FrrIntentSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 }

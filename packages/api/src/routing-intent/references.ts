@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ipFamily, ipKey } from './ip.js';
+import { ipFamily, ipKey, networksOverlap } from './ip.js';
 import { pathText } from './path.js';
 import type { FrrFilter, FrrIntent, FrrStaticRoute } from './schema.js';
 
@@ -141,14 +141,19 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
         issue([...where, 'address'], 'give exactly one of address or listenRange');
         return;
       }
-      const key = p.address !== undefined ? ipKey(p.address) : `range:${p.listenRange}`;
-      const first = peerOwner.get(key);
-      if (first !== undefined)
-        issue(
-          [...where, p.address !== undefined ? 'address' : 'listenRange'],
-          `the same peer as bgpPeers[${first}]`,
+      if (p.address !== undefined) {
+        const key = ipKey(p.address);
+        const first = peerOwner.get(key);
+        if (first !== undefined) issue([...where, 'address'], `the same peer as bgpPeers[${first}]`);
+        else peerOwner.set(key, j);
+      } else if (p.listenRange !== undefined) {
+        // bgpd refuses a listen range that overlaps another of the same instance.
+        const range = p.listenRange;
+        const first = vrf.bgpPeers.findIndex(
+          (o, k) => k < j && o.listenRange !== undefined && networksOverlap(o.listenRange, range),
         );
-      else peerOwner.set(key, j);
+        if (first >= 0) issue([...where, 'listenRange'], `overlaps bgpPeers[${first}].listenRange`);
+      }
       const family = ipFamily(target ?? '');
       const families = p.addressFamilies ?? [family];
       if (new Set(families).size !== families.length)

@@ -171,4 +171,33 @@ describe('frrIntentJsonSchema', () => {
     ]);
     expect(schema.required).toEqual(['asn', 'routerId', 'vtepIp']);
   });
+  it('documents every field (fabrik-frr schema is the reference)', () => {
+    type Node = {
+      $ref?: string;
+      description?: string;
+      properties?: Record<string, Node>;
+      items?: Node;
+      anyOf?: Node[];
+    };
+    const schema = frrIntentJsonSchema() as Node & { $defs: Record<string, Node> };
+    const resolve = (n: Node): Node => (n.$ref ? (schema.$defs[n.$ref.split('/').pop() ?? ''] ?? n) : n);
+    const undocumented: string[] = [];
+    const seen = new Set<Node>();
+    const walk = (node: Node, path: string): void => {
+      const n = resolve(node);
+      if (seen.has(n)) return;
+      seen.add(n);
+      for (const [key, child] of Object.entries(n.properties ?? {})) {
+        if (!child.description && !resolve(child).description) undocumented.push(`${path}.${key}`);
+        walk(child, `${path}.${key}`);
+      }
+      if (n.items) walk(n.items, `${path}[]`);
+      for (const branch of n.anyOf ?? []) walk(branch, path);
+    };
+    walk(schema, '');
+    expect(undocumented).toEqual([]);
+    expect(Object.keys(schema.$defs)).toEqual(
+      expect.arrayContaining(['Network', 'VrfIntent', 'BgpPeer', 'Filter']),
+    );
+  });
 });

@@ -19,7 +19,7 @@ import {
 export const Ipv4Address = z
   .string()
   .regex(whole(IPV4_ADDRESS), 'must be an IPv4 address (A.B.C.D)')
-  .describe('IPv4 address');
+  .meta({ id: 'Ipv4Address', description: 'IPv4 address' });
 
 export const IpAddress = z
   .string()
@@ -27,7 +27,7 @@ export const IpAddress = z
     whole(`${IPV4_ADDRESS}|${IPV6_ADDRESS}`),
     'must be an IPv4 address or an IPv6 address in hex groups (write an IPv4 peer as A.B.C.D)',
   )
-  .describe('IPv4 address, or IPv6 address in hex groups (no embedded IPv4)');
+  .meta({ id: 'IpAddress', description: 'IPv4 address, or IPv6 address in hex groups (no embedded IPv4)' });
 
 const NETWORK_RULE =
   'a network without host bits (10.0.0.0/8, not 10.0.0.1/8; IPv6 as its leading groups and "::", as in 2001:db8::/32)';
@@ -36,7 +36,7 @@ const NETWORK_RULE =
 export const Network = z
   .string()
   .regex(whole(`${ipv4Network()}|${ipv6Network()}`), `must be ${NETWORK_RULE}`)
-  .describe(`IPv4 or IPv6 ${NETWORK_RULE}`);
+  .meta({ id: 'Network', description: `IPv4 or IPv6 ${NETWORK_RULE}` });
 
 /** A network that can be aggregated: not a single address (/32, /128). */
 export const AggregatePrefix = z
@@ -45,7 +45,7 @@ export const AggregatePrefix = z
     whole(`${ipv4Network(0, 31)}|${ipv6Network(0, 127)}`),
     `must be ${NETWORK_RULE}, shorter than /32 (IPv4) or /128 (IPv6): a single address aggregates nothing`,
   )
-  .describe(`${NETWORK_RULE}; at most /31 (IPv4) or /127 (IPv6)`);
+  .meta({ id: 'AggregatePrefix', description: `${NETWORK_RULE}; at most /31 (IPv4) or /127 (IPv6)` });
 
 const NAME = '[A-Za-z0-9_.-]{1,15}';
 
@@ -60,7 +60,10 @@ export const FrrVrfName = z
     new RegExp(`^(?!(?:\\.|\\.\\.|default|all|route-map)$)${NAME}$`),
     'must be 1-15 characters of A-Z a-z 0-9 _ . - and not ".", "..", "default", "all" or "route-map" (names FRR reserves)',
   )
-  .describe('VRF (kernel device) name: 1-15 characters A-Za-z0-9_.-; not ., .., default, all, route-map');
+  .meta({
+    id: 'FrrVrfName',
+    description: 'VRF (kernel device) name: 1-15 characters A-Za-z0-9_.-; not ., .., default, all, route-map',
+  });
 
 /** An interface of an unnumbered session: not a name FRR would parse as an IPv4 address. */
 export const NeighborInterface = z
@@ -69,21 +72,29 @@ export const NeighborInterface = z
     new RegExp(`^(?!(?:\\.|\\.\\.)$)(?![0-9]+(?:\\.[0-9]+){3}$)${NAME}$`),
     'must be an interface name of 1-15 characters A-Z a-z 0-9 _ . - that does not look like an IPv4 address',
   )
-  .describe('interface name: 1-15 characters A-Za-z0-9_.-, not shaped like an IPv4 address');
+  .meta({
+    id: 'NeighborInterface',
+    description: 'interface name: 1-15 characters A-Za-z0-9_.-, not shaped like an IPv4 address',
+  });
 
 /** BGP passwords: printable ASCII without spaces, at most 80 bytes (the kernel's TCP-MD5 key limit). */
 export const BgpPassword = z
   .string()
   .regex(/^[\x21-\x7e]{1,80}$/, 'must be 1-80 printable ASCII characters without spaces')
-  .describe('TCP-MD5 password: 1-80 printable ASCII characters (bytes), no spaces');
+  .meta({
+    id: 'BgpPassword',
+    description: 'TCP-MD5 password: 1-80 printable ASCII characters (bytes), no spaces',
+  });
 
 /** `ASN:NN` (2-byte ASN with a 4-byte value, or a 4-byte ASN with a 2-byte value) or `A.B.C.D:NN`. */
 export const RouteTarget = z
   .string()
   .regex(whole(ROUTE_TARGET), 'must be ASN:NN or A.B.C.D:NN (for example 65000:1001)')
-  .describe(
-    'route-target ASN:NN (2-byte ASN: NN up to 4294967295; 4-byte ASN: NN up to 65535) or A.B.C.D:NN',
-  );
+  .meta({
+    id: 'RouteTarget',
+    description:
+      'route-target ASN:NN (2-byte ASN: NN up to 4294967295; 4-byte ASN: NN up to 65535) or A.B.C.D:NN',
+  });
 
 export const RouteTargets = z
   .object({
@@ -91,19 +102,24 @@ export const RouteTargets = z
     export: z.array(RouteTarget).min(1).describe('route-targets this node attaches to what it advertises'),
   })
   .strict()
-  .describe('separate import and export route-targets (instead of routeTarget)');
+  .meta({
+    id: 'RouteTargets',
+    description: 'separate import and export route-targets (instead of routeTarget)',
+  });
 
 /** A standard BGP community: `AA:NN` or a well-known name (`no-export`, ...). */
 export const Community = z
   .string()
   .regex(whole(COMMUNITY), 'must be AA:NN (two numbers 0-65535) or a well-known community name')
-  .describe(
-    'standard community AA:NN or internet, local-AS, no-advertise, no-export, no-peer, blackhole, graceful-shutdown, accept-own',
-  );
+  .meta({
+    id: 'Community',
+    description:
+      'standard community AA:NN or internet, local-AS, no-advertise, no-export, no-peer, blackhole, graceful-shutdown, accept-own',
+  });
 
 export const RemoteAs = z
   .union([z.literal('internal'), z.literal('external'), Asn])
-  .describe('internal, external or an AS number');
+  .meta({ id: 'RemoteAs', description: 'internal, external or an AS number' });
 
 export const BgpTimers = z
   .object({
@@ -113,7 +129,7 @@ export const BgpTimers = z
       .describe('seconds without a message before the session drops: 0 (never) or 3-65535'),
   })
   .strict()
-  .describe('BGP timers of this session');
+  .meta({ id: 'BgpTimers', description: 'BGP timers of this session' });
 
 const BFD_PROFILE_NAME = /^(?!fabrik-)[A-Za-z0-9_-]{1,64}$/;
 const bfdTimers = {
@@ -125,7 +141,10 @@ const bfdTimers = {
 export const BfdProfileName = z
   .string()
   .regex(BFD_PROFILE_NAME, 'must be 1-64 characters A-Z a-z 0-9 _ - and not start with "fabrik-"')
-  .describe("BFD profile name (names starting with fabrik- are the renderer's)");
+  .meta({
+    id: 'BfdProfileName',
+    description: "BFD profile name (names starting with fabrik- are the renderer's)",
+  });
 
 /** A BFD profile of bfdd (`bfd` / ` profile NAME`). */
 export const BfdProfile = z
@@ -134,7 +153,11 @@ export const BfdProfile = z
     ...bfdTimers,
     passive: z.boolean().optional().describe('wait for the peer to start'),
   })
-  .strict();
+  .strict()
+  .meta({
+    id: 'BfdProfile',
+    description: 'a BFD profile of bfdd, for neighbors that name it in bfd.profile',
+  });
 
 export const NeighborBfd = z
   .union([
@@ -142,15 +165,20 @@ export const NeighborBfd = z
     z.object({ profile: BfdProfileName.describe('one of bfdProfiles') }).strict(),
     z.object(bfdTimers).strict(),
   ])
-  .describe('BFD: true (bfdd defaults), a profile of bfdProfiles, or timers (a profile is made for them)');
+  .meta({
+    id: 'NeighborBfd',
+    description:
+      'BFD: true (bfdd defaults), a profile of bfdProfiles, or timers (a profile is made for them)',
+  });
 
-export const AllowAsIn = z
-  .union([z.number().int().min(1).max(10), z.literal('origin')])
-  .describe('accept routes with our AS in the path: up to N times, or only as origin');
+export const AllowAsIn = z.union([z.number().int().min(1).max(10), z.literal('origin')]).meta({
+  id: 'AllowAsIn',
+  description: 'accept routes with our AS in the path: up to N times, or only as origin',
+});
 
 export const LocalAs = z
   .object({
-    asn: Asn,
+    asn: Asn.describe('the AS number shown to this neighbor'),
     noPrepend: z.boolean().default(false).describe('do not prepend the local AS to received routes'),
     replaceAs: z
       .boolean()
@@ -158,7 +186,7 @@ export const LocalAs = z
       .describe('send only the local AS, not the real one (needs noPrepend)'),
   })
   .strict()
-  .describe('present another AS number to this neighbor');
+  .meta({ id: 'LocalAs', description: 'present another AS number to this neighbor' });
 
 export const UnderlayAddressFamily = z.enum(['ipv4', 'ipv6', 'evpn']);
 export const UnicastAddressFamily = z.enum(['ipv4', 'ipv6']);
@@ -181,9 +209,11 @@ const sessionFields = {
 export const UnderlayNeighbor = z
   .object({
     /** Numbered session: the peer's address. */
-    address: IpAddress.optional(),
+    address: IpAddress.optional().describe("numbered session: the peer's address"),
     /** Unnumbered session (BGP over the interface's IPv6 link-local address). */
-    interface: NeighborInterface.optional(),
+    interface: NeighborInterface.optional().describe(
+      'unnumbered session over this interface (IPv6 link-local)',
+    ),
     ...sessionFields,
     addressFamilies: z
       .array(UnderlayAddressFamily)
@@ -192,7 +222,10 @@ export const UnderlayNeighbor = z
       .describe('address families of the session: ipv4 (the VTEP), ipv6, evpn'),
   })
   .strict()
-  .describe('a BGP session of the underlay: exactly one of address or interface');
+  .meta({
+    id: 'UnderlayNeighbor',
+    description: 'a BGP session of the underlay: exactly one of address or interface',
+  });
 
 const prefixLength = z.number().int().min(0).max(128);
 
@@ -203,15 +236,25 @@ export const PrefixRule = z
     ge: prefixLength.min(1).optional().describe('also match longer prefixes from this length on'),
     /** Also match longer prefixes, up to this length. */
     le: prefixLength.min(1).optional().describe('also match longer prefixes up to this length'),
-    action: z.enum(['permit', 'deny']).default('permit'),
+    action: z.enum(['permit', 'deny']).default('permit').describe('default permit'),
   })
   .strict()
-  .describe('prefix-list entry; prefix length < ge <= le <= 32 (IPv4) or 128 (IPv6)');
+  .meta({
+    id: 'PrefixRule',
+    description: 'prefix-list entry; prefix length < ge <= le <= 32 (IPv4) or 128 (IPv6)',
+  });
 
 export const PrefixMatch = z
-  .object({ cidr: Network, ge: prefixLength.min(1).optional(), le: prefixLength.min(1).optional() })
+  .object({
+    cidr: Network,
+    ge: prefixLength.min(1).optional().describe('also match longer prefixes from this length on'),
+    le: prefixLength.min(1).optional().describe('also match longer prefixes up to this length'),
+  })
   .strict()
-  .describe('routes of this network (and longer prefixes up to le / from ge)');
+  .meta({
+    id: 'PrefixMatch',
+    description: 'routes of this network (and longer prefixes up to le / from ge)',
+  });
 
 export const FilterItem = z
   .object({
@@ -228,7 +271,10 @@ export const FilterItem = z
     removeAllCommunities: z.boolean().default(false).describe('remove every community'),
   })
   .strict()
-  .describe('one filter item: matches prefix and/or community (nothing: every route)');
+  .meta({
+    id: 'FilterItem',
+    description: 'one filter item: matches prefix and/or community (nothing: every route)',
+  });
 
 export const Filter = z
   .object({
@@ -239,7 +285,7 @@ export const Filter = z
     defaultAction: z.enum(['accept', 'reject']).default('reject').describe('for routes no item decided'),
   })
   .strict()
-  .describe('a route filter (route-map)');
+  .meta({ id: 'Filter', description: 'a route filter (route-map)' });
 
 /** `import` / `export` of a VRF: a prefix rule list (first match wins, the rest denied) or a filter. */
 export const RouteFilter = z.union([z.array(PrefixRule), Filter]);
@@ -247,18 +293,21 @@ export const RouteFilter = z.union([z.array(PrefixRule), Filter]);
 export const StaticRoute = z
   .object({
     prefix: Network,
-    nexthop: IpAddress.optional(),
+    nexthop: IpAddress.optional().describe("next hop of the prefix's family"),
     nextHopVrf: FrrVrfName.optional().describe(
       'resolve the next hop in this VRF (alone: route into that VRF)',
     ),
-    blackhole: z.literal(true).optional(),
+    blackhole: z.literal(true).optional().describe('drop the traffic'),
   })
   .strict()
-  .describe('one of nexthop (with optional nextHopVrf), nextHopVrf alone, or blackhole: true');
+  .meta({
+    id: 'StaticRoute',
+    description: 'one of nexthop (with optional nextHopVrf), nextHopVrf alone, or blackhole: true',
+  });
 
 export const BgpPeer = z
   .object({
-    address: IpAddress.optional(),
+    address: IpAddress.optional().describe("the peer's address"),
     listenRange: Network.optional().describe('accept sessions from any address of this network'),
     ...sessionFields,
     maxPrefixes: z.number().int().min(1).max(4_294_967_295).optional().describe('per address family'),
@@ -271,7 +320,11 @@ export const BgpPeer = z
     export: Filter.optional().describe('routes sent to the peer (default: all)'),
   })
   .strict()
-  .describe('a BGP peer inside the VRF (Calico, MetalLB, kube-vip): exactly one of address or listenRange');
+  .meta({
+    id: 'BgpPeer',
+    description:
+      'a BGP peer inside the VRF (Calico, MetalLB, kube-vip): exactly one of address or listenRange',
+  });
 
 export const ImportVrf = z.union([
   FrrVrfName,
@@ -282,7 +335,7 @@ export const VrfIntent = z
   .object({
     name: FrrVrfName,
     /** The L3 VNI of the VRF. */
-    vni: Vni,
+    vni: Vni.describe('the L3 VNI (1-16777215)'),
     /** Default: `asn:vni`. */
     routeTarget: RouteTarget.optional().describe('import and export route-target; default asn:vni'),
     routeTargets: RouteTargets.optional(),
@@ -297,29 +350,37 @@ export const VrfIntent = z
     ),
     /** Which routes this VRF advertises to EVPN (an empty list advertises every route). */
     export: RouteFilter.default([]).describe('filter of what the VRF advertises to EVPN'),
-    aggregates: z.array(AggregatePrefix).default([]),
+    aggregates: z
+      .array(AggregatePrefix)
+      .default([])
+      .describe('aggregate-address in the VRF (IPv6 ones need ipv6)'),
     redistribute: z
       .object({
-        connected: z.boolean().default(false),
-        static: z.boolean().default(false),
+        connected: z.boolean().default(false).describe("the VRF's connected routes"),
+        static: z.boolean().default(false).describe("the VRF's static routes"),
         kernel: z.boolean().default(false).describe("routes other programs put into the VRF's table"),
       })
       .strict()
-      .default({ connected: false, static: false, kernel: false }),
-    staticRoutes: z.array(StaticRoute).default([]),
-    bgpPeers: z.array(BgpPeer).default([]),
+      .default({ connected: false, static: false, kernel: false })
+      .describe("routes the VRF's BGP instance takes from the routing table"),
+    staticRoutes: z.array(StaticRoute).default([]).describe("routes in the VRF's table (zebra/staticd)"),
+    bgpPeers: z.array(BgpPeer).default([]).describe('BGP sessions inside the VRF'),
     addressFamilies: z
       .array(UnicastAddressFamily)
       .min(1)
       .default(['ipv4'])
       .describe("unicast families of the VRF's BGP instance and EVPN type-5 routes"),
   })
-  .strict();
+  .strict()
+  .meta({
+    id: 'VrfIntent',
+    description: 'an L3 VRF: its VNI, route-targets, leaks, filters, routes and BGP peers',
+  });
 
 export const Layer2Intent = z
   .object({
-    vni: Vni,
-    vlan: VlanId,
+    vni: Vni.describe('the L2 VNI (1-16777215)'),
+    vlan: VlanId.describe('the VLAN on the trunk (1-4094)'),
     /** The VRF the L2 network joins; default: the intent's hbrVrf. */
     vrf: FrrVrfName.optional(),
     /** Default: FRR's automatic route-target (ASN:VNI). */
@@ -332,17 +393,20 @@ export const Layer2Intent = z
         "advertise the bridge's own IP/MAC as EVPN type-2 routes (unique SVI addresses, not anycast gateways)",
       ),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'Layer2Intent', description: 'an L2 network: its VNI, VLAN and VRF' });
 
 export const FabricLoopGuard = z
   .object({
-    enabled: z.boolean().default(true),
+    enabled: z.boolean().default(true).describe('default true'),
     community: Community.default('65169:200').describe('tags routes learnt from the underlay'),
   })
   .strict()
-  .describe(
-    'routes learnt from the underlay are tagged with community on the way in and never sent back to the underlay (IPv4, IPv6, EVPN) nor advertised from a VRF',
-  );
+  .meta({
+    id: 'FabricLoopGuard',
+    description:
+      'routes learnt from the underlay are tagged with community on the way in and never sent back to the underlay (IPv4, IPv6, EVPN) nor advertised from a VRF',
+  });
 
 export const FRR_TEMPLATE_SETS = ['netns', 'vrf-ibgp'] as const;
 export type FrrTemplateSet = (typeof FRR_TEMPLATE_SETS)[number];
@@ -350,7 +414,7 @@ export type FrrTemplateSet = (typeof FRR_TEMPLATE_SETS)[number];
 /** Rules between fields that JSON Schema cannot express; the validator enforces them. */
 export const CROSS_FIELD_RULES = [
   'underlay.neighbors[]: exactly one of address or interface; no two with the same address or interface',
-  'vrfs[].bgpPeers[]: exactly one of address or listenRange; no two with the same one; addressFamilies match the address family',
+  'vrfs[].bgpPeers[]: exactly one of address or listenRange; no two with the same address; listen ranges of a VRF do not overlap; addressFamilies match the address family',
   'ge/le: prefix length < ge <= le <= 32 (IPv4) or 128 (IPv6)',
   'routeTarget and routeTargets: not both; routeTarget required when asn and vni both exceed 65535',
   'VRF names unique; VNIs unique across vrfs and layer2s; VLANs unique',
@@ -366,25 +430,29 @@ export const CROSS_FIELD_RULES = [
 /** The intent's fields; {@link FrrIntentSchema} adds the rules between them. */
 const FrrIntentFields = z
   .object({
-    mode: z.enum(FRR_TEMPLATE_SETS).default('netns'),
-    asn: Asn,
+    mode: z
+      .enum(FRR_TEMPLATE_SETS)
+      .default('netns')
+      .describe('template set: netns (import vrf) or vrf-ibgp (a veth pair and iBGP per VRF)'),
+    asn: Asn.describe("the node's AS number (1-4294967295)"),
     routerId: Ipv4Address,
     vtepIp: Ipv4Address.describe('announced into the underlay as /32'),
-    hbrVrf: FrrVrfName.default('hbr'),
+    hbrVrf: FrrVrfName.default('hbr').describe('the VRF that L2 networks join when they name none'),
     fabricLoopGuard: FabricLoopGuard.default({ enabled: true, community: '65169:200' }),
     underlay: z
       .object({
-        neighbors: z.array(UnderlayNeighbor).default([]),
+        neighbors: z.array(UnderlayNeighbor).default([]).describe('BGP sessions of the default VRF'),
         multipathRelax: z
           .boolean()
           .default(false)
           .describe('ECMP across paths of different neighbor ASes (bgp bestpath as-path multipath-relax)'),
       })
       .strict()
-      .default({ neighbors: [], multipathRelax: false }),
-    bfdProfiles: z.array(BfdProfile).default([]),
-    vrfs: z.array(VrfIntent).default([]),
-    layer2s: z.array(Layer2Intent).default([]),
+      .default({ neighbors: [], multipathRelax: false })
+      .describe('the fabric: sessions to leaves, spines or route reflectors'),
+    bfdProfiles: z.array(BfdProfile).default([]).describe("BFD profiles rendered into bfdd's configuration"),
+    vrfs: z.array(VrfIntent).default([]).describe('L3 VRFs with their L3 VNI'),
+    layer2s: z.array(Layer2Intent).default([]).describe('L2 networks (L2 VNIs)'),
   })
   .strict();
 
