@@ -122,12 +122,26 @@ export type { AgentHostConfigInput } from './config/agent-host-config.js';
 export {
   FrrIntentSchema,
   FRR_TEMPLATE_SETS,
+  CROSS_FIELD_RULES,
   RouteTarget,
+  RouteTargets,
   UnderlayNeighbor,
+  BgpPeer,
   PrefixRule,
+  PrefixMatch,
+  Filter,
+  FilterItem,
   StaticRoute,
   VrfIntent,
   Layer2Intent,
+  FabricLoopGuard,
+  BfdProfile,
+  BgpPassword,
+  Community,
+  FrrVrfName,
+  NeighborInterface,
+  Network,
+  AggregatePrefix,
 } from './routing-intent/schema.js';
 export type {
   FrrIntent,
@@ -137,6 +151,12 @@ export type {
   FrrLayer2Intent,
   FrrPrefixRule,
   FrrUnderlayNeighbor,
+  FrrBgpPeer,
+  FrrFilter,
+  FrrFilterItem,
+  FrrStaticRoute,
+  FrrBfdProfile,
+  FrrNeighborBfd,
 } from './routing-intent/schema.js';
 export {
   FrrIntentError,
@@ -161,3 +181,5 @@ export {
 } from './config/cni-settings.js';
 export type { CniNodeSettingsInput } from './config/cni-settings.js';
 export { PortIds, CNI_OVS_OWNER } from './ovs-port-ids.js';
+export { ipFamily, canonicalIp, compareIp } from './routing-intent/ip.js';
+export type { IpFamily } from './routing-intent/ip.js';

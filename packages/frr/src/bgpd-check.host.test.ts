@@ -39,10 +39,12 @@ describe('checkBgpdConfig (bgpd -C)', () => {
   });
 
   it('leaves no crash-log directory behind', async () => {
+    // Other test files run bgpd -C at the same time, and their directories exist until their own
+    // check has cleaned up: count, do not expect none. Without the cleanup all 20 would remain.
     const before = await bgpdCrashDirs();
-    await Promise.all([1, 2, 3].map(() => checkBgpdConfig(config(''))));
-    const after = await bgpdCrashDirs();
-    expect(after.filter((d) => !before.includes(d))).toEqual([]);
+    for (let i = 0; i < 20; i++) await checkBgpdConfig(config(''));
+    const left = (await bgpdCrashDirs()).filter((d) => !before.includes(d));
+    expect(left.length).toBeLessThan(5);
   });
 });
 

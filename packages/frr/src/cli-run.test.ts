@@ -53,7 +53,9 @@ describe('fabrik-frr (in process)', () => {
     const r = await cli('render', '--intent', file);
     expect(r.code).toBe(EXIT.invalidIntent);
     expect(r.stderr).toContain('underlay.neighbors[0].address: give exactly one of address or interface');
-    expect(r.stderr).toContain('underlay.neighbors[0].password: must be 1-80 characters without whitespace');
+    expect(r.stderr).toContain(
+      'underlay.neighbors[0].password: must be 1-80 printable ASCII characters without spaces',
+    );
     expect(r.stderr).toContain('layer2s[0].vlan:');
     expect(r.stderr).not.toContain('a b');
   });

@@ -32,6 +32,11 @@ export type {
   FrrPrefixListEntryModel,
   FrrRouteMapEntryModel,
   FrrLargeCommunityListModel,
+  FrrCommunityListModel,
+  FrrCommunityListEntryModel,
+  FrrNeighborAfModel,
+  FrrVrfIpv6Model,
+  FrrBfdProfileModel,
   FrrRouteTargetModel,
   FrrStaticRouteModel,
 } from './model.js';

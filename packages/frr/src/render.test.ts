@@ -43,8 +43,8 @@ describe('toFrrModel', () => {
     const red = model.vrfs.find((v) => v.name === 'red');
     expect(red?.importVrfs).toEqual(['blue', 'hbr']);
     expect(red?.staticRoutes).toEqual([
-      { prefix: '10.2.0.0/16', target: 'blackhole' },
-      { prefix: '10.99.0.0/24', target: '10.10.0.254' },
+      { command: 'ip', prefix: '10.2.0.0/16', target: 'blackhole' },
+      { command: 'ip', prefix: '10.99.0.0/24', target: '10.10.0.254' },
     ]);
     expect(model.vrfs.find((v) => v.name === 'blue')?.aggregates).toEqual(['10.9.0.0/16', '10.10.0.0/16']);
     expect(red?.routeTarget).toBe('65000:1001');

@@ -40,18 +40,24 @@ export const REDACTED = '<redacted>';
 
 /** A copy of the intent that is safe to log: every password replaced by `<redacted>`. */
 export function redactIntent<T extends FrrIntent | FrrIntentInput>(intent: T): T {
+  const hide = <N extends { password?: string }>(n: N): N =>
+    n.password === undefined ? n : { ...n, password: REDACTED };
   const neighbors = intent.underlay?.neighbors;
-  if (!neighbors) return intent;
   return {
     ...intent,
-    underlay: {
-      ...intent.underlay,
-      neighbors: neighbors.map((n) => (n.password === undefined ? n : { ...n, password: REDACTED })),
-    },
+    ...(intent.underlay && neighbors
+      ? { underlay: { ...intent.underlay, neighbors: neighbors.map(hide) } }
+      : {}),
+    ...(intent.vrfs
+      ? { vrfs: intent.vrfs.map((v) => (v.bgpPeers ? { ...v, bgpPeers: v.bgpPeers.map(hide) } : v)) }
+      : {}),
   };
 }
 
-/** The JSON Schema of the intent (draft 2020-12), as `fabrik-frr schema` prints it. */
+/**
+ * The JSON Schema of the intent (draft 2020-12), as `fabrik-frr schema` prints it. It agrees with
+ * `parseFrrIntent` on every single field; the rules between fields are listed in its description.
+ */
 export function frrIntentJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(FrrIntentSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 }

@@ -54,7 +54,7 @@ describe('parseFrrIntent', () => {
     });
     expect(issues).toEqual([
       expect.stringMatching(/^vrfs\[0\]\.vni: /),
-      'vrfs[0].aggregates[0]: has host bits set (use the network address)',
+      expect.stringMatching(/^vrfs\[0\]\.aggregates\[0\]: must be a network without host bits/),
       expect.stringMatching(/^layer2s\[0\]\.vni: /),
       expect.stringMatching(/^layer2s\[0\]\.vlan: /),
     ]);
@@ -134,7 +134,9 @@ describe('parseFrrIntent', () => {
     } catch (e) {
       message = `${String(e)} ${JSON.stringify(e)} ${String((e as Error).cause ?? '')}`;
     }
-    expect(message).toContain('underlay.neighbors[0].password: must be 1-80 characters without whitespace');
+    expect(message).toContain(
+      'underlay.neighbors[0].password: must be 1-80 printable ASCII characters without spaces',
+    );
     expect(message).not.toContain('hunter2');
   });
 });
@@ -161,10 +163,41 @@ describe('frrIntentJsonSchema', () => {
       'routerId',
       'vtepIp',
       'hbrVrf',
+      'fabricLoopGuard',
       'underlay',
+      'bfdProfiles',
       'vrfs',
       'layer2s',
     ]);
     expect(schema.required).toEqual(['asn', 'routerId', 'vtepIp']);
+  });
+  it('documents every field (fabrik-frr schema is the reference)', () => {
+    type Node = {
+      $ref?: string;
+      description?: string;
+      properties?: Record<string, Node>;
+      items?: Node;
+      anyOf?: Node[];
+    };
+    const schema = frrIntentJsonSchema() as Node & { $defs: Record<string, Node> };
+    const resolve = (n: Node): Node => (n.$ref ? (schema.$defs[n.$ref.split('/').pop() ?? ''] ?? n) : n);
+    const undocumented: string[] = [];
+    const seen = new Set<Node>();
+    const walk = (node: Node, path: string): void => {
+      const n = resolve(node);
+      if (seen.has(n)) return;
+      seen.add(n);
+      for (const [key, child] of Object.entries(n.properties ?? {})) {
+        if (!child.description && !resolve(child).description) undocumented.push(`${path}.${key}`);
+        walk(child, `${path}.${key}`);
+      }
+      if (n.items) walk(n.items, `${path}[]`);
+      for (const branch of n.anyOf ?? []) walk(branch, path);
+    };
+    walk(schema, '');
+    expect(undocumented).toEqual([]);
+    expect(Object.keys(schema.$defs)).toEqual(
+      expect.arrayContaining(['Network', 'VrfIntent', 'BgpPeer', 'Filter']),
+    );
   });
 });

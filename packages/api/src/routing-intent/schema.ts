@@ -1,214 +1,477 @@
 import { z } from 'zod';
-import { Asn, Cidr, IpAddress, InterfaceName, VlanId, Vni, VrfName } from '../primitives.js';
-import { pathText } from './path.js';
+import { Asn, VlanId, Vni } from '../primitives.js';
+import { checkReferences } from './references.js';
+import {
+  COMMUNITY,
+  IPV4_ADDRESS,
+  IPV6_ADDRESS,
+  ROUTE_TARGET,
+  ipv4Network,
+  ipv6Network,
+  whole,
+} from './patterns.js';
 
 // The routing intent: what pipelines and the agents hand to the renderer. Field names are a
-// contract (see README.md, "Intent reference"); add fields, never rename them.
+// contract (see @fabrik/frr's README, "Intent reference"); add fields, never rename them.
+// Every single-field rule is a pattern, range or enum that the JSON Schema carries too; the rules
+// that relate fields to each other are in references.ts and listed in the schema's description.
 
-const Ipv4Address = z.ipv4();
+export const Ipv4Address = z
+  .string()
+  .regex(whole(IPV4_ADDRESS), 'must be an IPv4 address (A.B.C.D)')
+  .meta({ id: 'Ipv4Address', description: 'IPv4 address' });
 
-/** BGP passwords end up on a single FRR command line: no whitespace, at most 80 characters. */
-const BgpPassword = z.string().regex(/^\S{1,80}$/, 'must be 1-80 characters without whitespace');
+export const IpAddress = z
+  .string()
+  .regex(
+    whole(`${IPV4_ADDRESS}|${IPV6_ADDRESS}`),
+    'must be an IPv4 address or an IPv6 address in hex groups (write an IPv4 peer as A.B.C.D)',
+  )
+  .meta({ id: 'IpAddress', description: 'IPv4 address, or IPv6 address in hex groups (no embedded IPv4)' });
+
+const NETWORK_RULE =
+  'a network without host bits (10.0.0.0/8, not 10.0.0.1/8; IPv6 as its leading groups and "::", as in 2001:db8::/32)';
+
+/** An IPv4 or IPv6 network in CIDR notation without host bits. */
+export const Network = z
+  .string()
+  .regex(whole(`${ipv4Network()}|${ipv6Network()}`), `must be ${NETWORK_RULE}`)
+  .meta({ id: 'Network', description: `IPv4 or IPv6 ${NETWORK_RULE}` });
+
+/** A network that can be aggregated: not a single address (/32, /128). */
+export const AggregatePrefix = z
+  .string()
+  .regex(
+    whole(`${ipv4Network(0, 31)}|${ipv6Network(0, 127)}`),
+    `must be ${NETWORK_RULE}, shorter than /32 (IPv4) or /128 (IPv6): a single address aggregates nothing`,
+  )
+  .meta({ id: 'AggregatePrefix', description: `${NETWORK_RULE}; at most /31 (IPv4) or /127 (IPv6)` });
+
+const NAME = '[A-Za-z0-9_.-]{1,15}';
+
+/**
+ * A VRF name: a kernel device name (1-15 characters, not `.` or `..`) that FRR can use
+ * everywhere: not `default` (FRR's name of the default VRF), `all` (every VRF in FRR's show
+ * commands) or `route-map` (`import vrf route-map` is another command).
+ */
+export const FrrVrfName = z
+  .string()
+  .regex(
+    new RegExp(`^(?!(?:\\.|\\.\\.|default|all|route-map)$)${NAME}$`),
+    'must be 1-15 characters of A-Z a-z 0-9 _ . - and not ".", "..", "default", "all" or "route-map" (names FRR reserves)',
+  )
+  .meta({
+    id: 'FrrVrfName',
+    description: 'VRF (kernel device) name: 1-15 characters A-Za-z0-9_.-; not ., .., default, all, route-map',
+  });
+
+/** An interface of an unnumbered session: not a name FRR would parse as an IPv4 address. */
+export const NeighborInterface = z
+  .string()
+  .regex(
+    new RegExp(`^(?!(?:\\.|\\.\\.)$)(?![0-9]+(?:\\.[0-9]+){3}$)${NAME}$`),
+    'must be an interface name of 1-15 characters A-Z a-z 0-9 _ . - that does not look like an IPv4 address',
+  )
+  .meta({
+    id: 'NeighborInterface',
+    description: 'interface name: 1-15 characters A-Za-z0-9_.-, not shaped like an IPv4 address',
+  });
+
+/** BGP passwords: printable ASCII without spaces, at most 80 bytes (the kernel's TCP-MD5 key limit). */
+export const BgpPassword = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,80}$/, 'must be 1-80 printable ASCII characters without spaces')
+  .meta({
+    id: 'BgpPassword',
+    description: 'TCP-MD5 password: 1-80 printable ASCII characters (bytes), no spaces',
+  });
 
 /** `ASN:NN` (2-byte ASN with a 4-byte value, or a 4-byte ASN with a 2-byte value) or `A.B.C.D:NN`. */
 export const RouteTarget = z
   .string()
-  .refine(isRouteTarget, 'must be ASN:NN or A.B.C.D:NN (for example 65000:1001)');
+  .regex(whole(ROUTE_TARGET), 'must be ASN:NN or A.B.C.D:NN (for example 65000:1001)')
+  .meta({
+    id: 'RouteTarget',
+    description:
+      'route-target ASN:NN (2-byte ASN: NN up to 4294967295; 4-byte ASN: NN up to 65535) or A.B.C.D:NN',
+  });
 
-function isRouteTarget(rt: string): boolean {
-  const m = /^(?:(\d+)|(\d+\.\d+\.\d+\.\d+)):(\d+)$/.exec(rt);
-  if (!m) return false;
-  const value = Number(m[3]);
-  if (m[2] !== undefined) return Ipv4Address.safeParse(m[2]).success && value <= 0xffff;
-  const asn = Number(m[1]);
-  if (asn < 1 || asn > 0xffffffff) return false;
-  return asn <= 0xffff ? value <= 0xffffffff : value <= 0xffff;
-}
+export const RouteTargets = z
+  .object({
+    import: z.array(RouteTarget).min(1).describe('route-targets whose routes this node imports'),
+    export: z.array(RouteTarget).min(1).describe('route-targets this node attaches to what it advertises'),
+  })
+  .strict()
+  .meta({
+    id: 'RouteTargets',
+    description: 'separate import and export route-targets (instead of routeTarget)',
+  });
 
-const Ipv4Cidr = Cidr.refine((c) => !c.includes(':'), 'IPv6 prefixes are not supported yet (IPv4 only)');
+/** A standard BGP community: `AA:NN` or a well-known name (`no-export`, ...). */
+export const Community = z
+  .string()
+  .regex(whole(COMMUNITY), 'must be AA:NN (two numbers 0-65535) or a well-known community name')
+  .meta({
+    id: 'Community',
+    description:
+      'standard community AA:NN or internet, local-AS, no-advertise, no-export, no-peer, blackhole, graceful-shutdown, accept-own',
+  });
+
+export const RemoteAs = z
+  .union([z.literal('internal'), z.literal('external'), Asn])
+  .meta({ id: 'RemoteAs', description: 'internal, external or an AS number' });
+
+export const BgpTimers = z
+  .object({
+    keepalive: z.number().int().min(0).max(65535).describe('seconds between keepalives'),
+    hold: z
+      .union([z.literal(0), z.number().int().min(3).max(65535)])
+      .describe('seconds without a message before the session drops: 0 (never) or 3-65535'),
+  })
+  .strict()
+  .meta({ id: 'BgpTimers', description: 'BGP timers of this session' });
+
+const BFD_PROFILE_NAME = /^(?!fabrik-)[A-Za-z0-9_-]{1,64}$/;
+const bfdTimers = {
+  minRx: z.number().int().min(10).max(60000).optional().describe('receive interval in ms (default 300)'),
+  minTx: z.number().int().min(10).max(60000).optional().describe('transmit interval in ms (default 300)'),
+  multiplier: z.number().int().min(2).max(255).optional().describe('detect multiplier (default 3)'),
+};
+
+export const BfdProfileName = z
+  .string()
+  .regex(BFD_PROFILE_NAME, 'must be 1-64 characters A-Z a-z 0-9 _ - and not start with "fabrik-"')
+  .meta({
+    id: 'BfdProfileName',
+    description: "BFD profile name (names starting with fabrik- are the renderer's)",
+  });
+
+/** A BFD profile of bfdd (`bfd` / ` profile NAME`). */
+export const BfdProfile = z
+  .object({
+    name: BfdProfileName,
+    ...bfdTimers,
+    passive: z.boolean().optional().describe('wait for the peer to start'),
+  })
+  .strict()
+  .meta({
+    id: 'BfdProfile',
+    description: 'a BFD profile of bfdd, for neighbors that name it in bfd.profile',
+  });
+
+export const NeighborBfd = z
+  .union([
+    z.boolean(),
+    z.object({ profile: BfdProfileName.describe('one of bfdProfiles') }).strict(),
+    z.object(bfdTimers).strict(),
+  ])
+  .meta({
+    id: 'NeighborBfd',
+    description:
+      'BFD: true (bfdd defaults), a profile of bfdProfiles, or timers (a profile is made for them)',
+  });
+
+export const AllowAsIn = z.union([z.number().int().min(1).max(10), z.literal('origin')]).meta({
+  id: 'AllowAsIn',
+  description: 'accept routes with our AS in the path: up to N times, or only as origin',
+});
+
+export const LocalAs = z
+  .object({
+    asn: Asn.describe('the AS number shown to this neighbor'),
+    noPrepend: z.boolean().default(false).describe('do not prepend the local AS to received routes'),
+    replaceAs: z
+      .boolean()
+      .default(false)
+      .describe('send only the local AS, not the real one (needs noPrepend)'),
+  })
+  .strict()
+  .meta({ id: 'LocalAs', description: 'present another AS number to this neighbor' });
+
+export const UnderlayAddressFamily = z.enum(['ipv4', 'ipv6', 'evpn']);
+export const UnicastAddressFamily = z.enum(['ipv4', 'ipv6']);
+
+/** Fields every BGP session has, in the underlay and inside VRFs. */
+const sessionFields = {
+  remoteAs: RemoteAs,
+  password: BgpPassword.optional(),
+  bfd: NeighborBfd.default(false),
+  timers: BgpTimers.optional(),
+  allowAsIn: AllowAsIn.optional(),
+  localAs: LocalAs.optional(),
+  ebgpMultihop: z.number().int().min(1).max(255).optional().describe('eBGP peer this many hops away'),
+  updateSource: z
+    .union([IpAddress, NeighborInterface])
+    .optional()
+    .describe('source address or interface of the session (peering from a loopback)'),
+};
 
 export const UnderlayNeighbor = z
   .object({
     /** Numbered session: the peer's address. */
-    address: IpAddress.optional(),
+    address: IpAddress.optional().describe("numbered session: the peer's address"),
     /** Unnumbered session (BGP over the interface's IPv6 link-local address). */
-    interface: InterfaceName.optional(),
-    remoteAs: z.union([z.literal('internal'), z.literal('external'), Asn]),
-    password: BgpPassword.optional(),
-    bfd: z.boolean().default(false),
+    interface: NeighborInterface.optional().describe(
+      'unnumbered session over this interface (IPv6 link-local)',
+    ),
+    ...sessionFields,
+    addressFamilies: z
+      .array(UnderlayAddressFamily)
+      .min(1)
+      .default(['ipv4', 'evpn'])
+      .describe('address families of the session: ipv4 (the VTEP), ipv6, evpn'),
   })
   .strict()
-  .superRefine((n, ctx) => {
-    if ((n.address === undefined) === (n.interface === undefined)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['address'],
-        message: 'give exactly one of address or interface',
-      });
-    }
+  .meta({
+    id: 'UnderlayNeighbor',
+    description: 'a BGP session of the underlay: exactly one of address or interface',
   });
+
+const prefixLength = z.number().int().min(0).max(128);
 
 export const PrefixRule = z
   .object({
-    cidr: Ipv4Cidr,
+    cidr: Network,
     /** Also match longer prefixes, from this length on. */
-    ge: z.number().int().min(1).max(32).optional(),
+    ge: prefixLength.min(1).optional().describe('also match longer prefixes from this length on'),
     /** Also match longer prefixes, up to this length. */
-    le: z.number().int().min(1).max(32).optional(),
-    action: z.enum(['permit', 'deny']).default('permit'),
+    le: prefixLength.min(1).optional().describe('also match longer prefixes up to this length'),
+    action: z.enum(['permit', 'deny']).default('permit').describe('default permit'),
   })
   .strict()
-  .superRefine((r, ctx) => {
-    const len = Number(r.cidr.split('/')[1]);
-    if (r.ge !== undefined && r.ge <= len) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['ge'],
-        message: `must be greater than the prefix length ${len}`,
-      });
-    }
-    if (r.le !== undefined && r.le <= len) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['le'],
-        message: `must be greater than the prefix length ${len}`,
-      });
-    }
-    if (r.ge !== undefined && r.le !== undefined && r.le < r.ge) {
-      ctx.addIssue({ code: 'custom', path: ['le'], message: `must not be less than ge (${r.ge})` });
-    }
+  .meta({
+    id: 'PrefixRule',
+    description: 'prefix-list entry; prefix length < ge <= le <= 32 (IPv4) or 128 (IPv6)',
   });
+
+export const PrefixMatch = z
+  .object({
+    cidr: Network,
+    ge: prefixLength.min(1).optional().describe('also match longer prefixes from this length on'),
+    le: prefixLength.min(1).optional().describe('also match longer prefixes up to this length'),
+  })
+  .strict()
+  .meta({
+    id: 'PrefixMatch',
+    description: 'routes of this network (and longer prefixes up to le / from ge)',
+  });
+
+export const FilterItem = z
+  .object({
+    prefix: PrefixMatch.optional(),
+    community: Community.optional().describe('routes carrying this community'),
+    exactMatch: z.boolean().default(false).describe('the route carries exactly this community and no other'),
+    action: z
+      .enum(['accept', 'reject', 'next'])
+      .default('accept')
+      .describe('accept or reject a matching route, or apply the modifications and go on with the next item'),
+    addCommunities: z.array(Community).default([]).describe('communities to set on a matching route'),
+    additive: z.boolean().default(true).describe("add to the route's communities instead of replacing them"),
+    removeCommunities: z.array(Community).default([]).describe('communities to remove'),
+    removeAllCommunities: z.boolean().default(false).describe('remove every community'),
+  })
+  .strict()
+  .meta({
+    id: 'FilterItem',
+    description: 'one filter item: matches prefix and/or community (nothing: every route)',
+  });
+
+export const Filter = z
+  .object({
+    items: z
+      .array(FilterItem)
+      .default([])
+      .describe('checked in order; the first item that accepts or rejects decides'),
+    defaultAction: z.enum(['accept', 'reject']).default('reject').describe('for routes no item decided'),
+  })
+  .strict()
+  .meta({ id: 'Filter', description: 'a route filter (route-map)' });
+
+/** `import` / `export` of a VRF: a prefix rule list (first match wins, the rest denied) or a filter. */
+export const RouteFilter = z.union([z.array(PrefixRule), Filter]);
 
 export const StaticRoute = z
   .object({
-    prefix: Ipv4Cidr,
-    nexthop: Ipv4Address.optional(),
-    blackhole: z.literal(true).optional(),
+    prefix: Network,
+    nexthop: IpAddress.optional().describe("next hop of the prefix's family"),
+    nextHopVrf: FrrVrfName.optional().describe(
+      'resolve the next hop in this VRF (alone: route into that VRF)',
+    ),
+    blackhole: z.literal(true).optional().describe('drop the traffic'),
   })
   .strict()
-  .superRefine((r, ctx) => {
-    if ((r.nexthop === undefined) === (r.blackhole === undefined)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['nexthop'],
-        message: 'give exactly one of nexthop or blackhole: true',
-      });
-    }
+  .meta({
+    id: 'StaticRoute',
+    description: 'one of nexthop (with optional nextHopVrf), nextHopVrf alone, or blackhole: true',
   });
+
+export const BgpPeer = z
+  .object({
+    address: IpAddress.optional().describe("the peer's address"),
+    listenRange: Network.optional().describe('accept sessions from any address of this network'),
+    ...sessionFields,
+    maxPrefixes: z.number().int().min(1).max(4_294_967_295).optional().describe('per address family'),
+    addressFamilies: z
+      .array(UnicastAddressFamily)
+      .min(1)
+      .optional()
+      .describe('default: the family of address or listenRange'),
+    import: Filter.optional().describe('routes accepted from the peer (default: all)'),
+    export: Filter.optional().describe('routes sent to the peer (default: all)'),
+  })
+  .strict()
+  .meta({
+    id: 'BgpPeer',
+    description:
+      'a BGP peer inside the VRF (Calico, MetalLB, kube-vip): exactly one of address or listenRange',
+  });
+
+export const ImportVrf = z.union([
+  FrrVrfName,
+  z.object({ vrf: FrrVrfName, filter: Filter.describe('routes leaked from this VRF') }).strict(),
+]);
 
 export const VrfIntent = z
   .object({
-    name: VrfName,
+    name: FrrVrfName,
     /** The L3 VNI of the VRF. */
-    vni: Vni,
+    vni: Vni.describe('the L3 VNI (1-16777215)'),
     /** Default: `asn:vni`. */
-    routeTarget: RouteTarget.optional(),
+    routeTarget: RouteTarget.optional().describe('import and export route-target; default asn:vni'),
+    routeTargets: RouteTargets.optional(),
     /** Leak routes from these VRFs into this one. */
-    importVrfs: z.array(VrfName).default([]),
+    importVrfs: z
+      .array(ImportVrf)
+      .default([])
+      .describe('leak routes from these VRFs (a name, or {vrf, filter} for a filter of its own)'),
     /** Which routes this VRF accepts from leaks (an empty list accepts every route). */
-    import: z.array(PrefixRule).default([]),
+    import: RouteFilter.default([]).describe(
+      'filter of leaked routes, for sources without a filter of their own',
+    ),
     /** Which routes this VRF advertises to EVPN (an empty list advertises every route). */
-    export: z.array(PrefixRule).default([]),
-    aggregates: z.array(Ipv4Cidr).default([]),
+    export: RouteFilter.default([]).describe('filter of what the VRF advertises to EVPN'),
+    aggregates: z
+      .array(AggregatePrefix)
+      .default([])
+      .describe('aggregate-address in the VRF (IPv6 ones need ipv6)'),
     redistribute: z
-      .object({ connected: z.boolean().default(false), static: z.boolean().default(false) })
+      .object({
+        connected: z.boolean().default(false).describe("the VRF's connected routes"),
+        static: z.boolean().default(false).describe("the VRF's static routes"),
+        kernel: z.boolean().default(false).describe("routes other programs put into the VRF's table"),
+      })
       .strict()
-      .default({ connected: false, static: false }),
-    staticRoutes: z.array(StaticRoute).default([]),
+      .default({ connected: false, static: false, kernel: false })
+      .describe("routes the VRF's BGP instance takes from the routing table"),
+    staticRoutes: z.array(StaticRoute).default([]).describe("routes in the VRF's table (zebra/staticd)"),
+    bgpPeers: z.array(BgpPeer).default([]).describe('BGP sessions inside the VRF'),
+    addressFamilies: z
+      .array(UnicastAddressFamily)
+      .min(1)
+      .default(['ipv4'])
+      .describe("unicast families of the VRF's BGP instance and EVPN type-5 routes"),
   })
-  .strict();
+  .strict()
+  .meta({
+    id: 'VrfIntent',
+    description: 'an L3 VRF: its VNI, route-targets, leaks, filters, routes and BGP peers',
+  });
 
 export const Layer2Intent = z
   .object({
-    vni: Vni,
-    vlan: VlanId,
+    vni: Vni.describe('the L2 VNI (1-16777215)'),
+    vlan: VlanId.describe('the VLAN on the trunk (1-4094)'),
     /** The VRF the L2 network joins; default: the intent's hbrVrf. */
-    vrf: VrfName.optional(),
+    vrf: FrrVrfName.optional(),
     /** Default: FRR's automatic route-target (ASN:VNI). */
     routeTarget: RouteTarget.optional(),
+    routeTargets: RouteTargets.optional(),
+    advertiseSviIp: z
+      .boolean()
+      .default(false)
+      .describe(
+        "advertise the bridge's own IP/MAC as EVPN type-2 routes (unique SVI addresses, not anycast gateways)",
+      ),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'Layer2Intent', description: 'an L2 network: its VNI, VLAN and VRF' });
+
+export const FabricLoopGuard = z
+  .object({
+    enabled: z.boolean().default(true).describe('default true'),
+    community: Community.default('65169:200').describe('tags routes learnt from the underlay'),
+  })
+  .strict()
+  .meta({
+    id: 'FabricLoopGuard',
+    description:
+      'routes learnt from the underlay are tagged with community on the way in and never sent back to the underlay (IPv4, IPv6, EVPN) nor advertised from a VRF',
+  });
 
 export const FRR_TEMPLATE_SETS = ['netns', 'vrf-ibgp'] as const;
 export type FrrTemplateSet = (typeof FRR_TEMPLATE_SETS)[number];
 
-/** The zod schema of the routing intent (input of {@link parseFrrIntent}). */
-export const FrrIntentSchema = z
+/** Rules between fields that JSON Schema cannot express; the validator enforces them. */
+export const CROSS_FIELD_RULES = [
+  'underlay.neighbors[]: exactly one of address or interface; no two with the same address or interface',
+  'vrfs[].bgpPeers[]: exactly one of address or listenRange; no two with the same address; listen ranges of a VRF do not overlap; addressFamilies match the address family',
+  'ge/le: prefix length < ge <= le <= 32 (IPv4) or 128 (IPv6)',
+  'routeTarget and routeTargets: not both; routeTarget required when asn and vni both exceed 65535',
+  'VRF names unique; VNIs unique across vrfs and layer2s; VLANs unique',
+  'importVrfs, layer2s[].vrf and nextHopVrf name a VRF of vrfs or hbrVrf; importVrfs without duplicates and not the VRF itself',
+  'IPv6 prefixes, rules and peers of a VRF need ipv6 in its addressFamilies',
+  'staticRoutes[]: exactly one of nexthop, nextHopVrf alone, or blackhole; nexthop of the prefix family',
+  'filter items: reject without community changes; removeAllCommunities not with addCommunities',
+  'bfd.profile names one of bfdProfiles; bfdProfiles names unique',
+  'localAs only on eBGP sessions; localAs.asn differs from asn and remoteAs; localAs.replaceAs needs noPrepend',
+  'ebgpMultihop not on an unnumbered (interface) neighbor',
+] as const;
+
+/** The intent's fields; {@link FrrIntentSchema} adds the rules between them. */
+const FrrIntentFields = z
   .object({
-    mode: z.enum(FRR_TEMPLATE_SETS).default('netns'),
-    asn: Asn,
+    mode: z
+      .enum(FRR_TEMPLATE_SETS)
+      .default('netns')
+      .describe('template set: netns (import vrf) or vrf-ibgp (a veth pair and iBGP per VRF)'),
+    asn: Asn.describe("the node's AS number (1-4294967295)"),
     routerId: Ipv4Address,
-    vtepIp: Ipv4Address,
-    hbrVrf: VrfName.default('hbr'),
+    vtepIp: Ipv4Address.describe('announced into the underlay as /32'),
+    hbrVrf: FrrVrfName.default('hbr').describe('the VRF that L2 networks join when they name none'),
+    fabricLoopGuard: FabricLoopGuard.default({ enabled: true, community: '65169:200' }),
     underlay: z
-      .object({ neighbors: z.array(UnderlayNeighbor).default([]) })
+      .object({
+        neighbors: z.array(UnderlayNeighbor).default([]).describe('BGP sessions of the default VRF'),
+        multipathRelax: z
+          .boolean()
+          .default(false)
+          .describe('ECMP across paths of different neighbor ASes (bgp bestpath as-path multipath-relax)'),
+      })
       .strict()
-      .default({ neighbors: [] }),
-    vrfs: z.array(VrfIntent).default([]),
-    layer2s: z.array(Layer2Intent).default([]),
+      .default({ neighbors: [], multipathRelax: false })
+      .describe('the fabric: sessions to leaves, spines or route reflectors'),
+    bfdProfiles: z.array(BfdProfile).default([]).describe("BFD profiles rendered into bfdd's configuration"),
+    vrfs: z.array(VrfIntent).default([]).describe('L3 VRFs with their L3 VNI'),
+    layer2s: z.array(Layer2Intent).default([]).describe('L2 networks (L2 VNIs)'),
   })
-  .strict()
-  .superRefine(checkReferences);
+  .strict();
+
+/** The zod schema of the routing intent (input of `parseFrrIntent`). */
+export const FrrIntentSchema = FrrIntentFields.superRefine(checkReferences).describe(
+  `fabrik routing intent. Rules between fields: ${CROSS_FIELD_RULES.join('; ')}.`,
+);
 
 /** A parsed, valid intent (defaults applied). */
-export type FrrIntent = z.infer<typeof FrrIntentSchema>;
+export type FrrIntent = z.infer<typeof FrrIntentFields>;
 /** What a caller may write (defaults still optional). */
-export type FrrIntentInput = z.input<typeof FrrIntentSchema>;
+export type FrrIntentInput = z.input<typeof FrrIntentFields>;
 export type FrrVrfIntent = FrrIntent['vrfs'][number];
 export type FrrLayer2Intent = FrrIntent['layer2s'][number];
-export type FrrPrefixRule = FrrVrfIntent['import'][number];
+export type FrrPrefixRule = z.infer<typeof PrefixRule>;
 export type FrrUnderlayNeighbor = FrrIntent['underlay']['neighbors'][number];
-
-function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
-  const issue = (path: (string | number)[], message: string) =>
-    ctx.addIssue({ code: 'custom', path, message });
-  const vrfIndex = new Map<string, number>();
-  const vniOwner = new Map<number, string>();
-  const claimVni = (vni: number, path: (string | number)[]) => {
-    const owner = vniOwner.get(vni);
-    if (owner !== undefined) issue(path, `VNI ${vni} is already used by ${owner}`);
-    else vniOwner.set(vni, pathText(path));
-  };
-  intent.vrfs.forEach((vrf, i) => {
-    const first = vrfIndex.get(vrf.name);
-    if (first !== undefined)
-      issue(['vrfs', i, 'name'], `duplicate VRF name "${vrf.name}" (also vrfs[${first}])`);
-    else vrfIndex.set(vrf.name, i);
-    claimVni(vrf.vni, ['vrfs', i, 'vni']);
-    if (vrf.routeTarget === undefined && intent.asn > 0xffff && vrf.vni > 0xffff) {
-      issue(
-        ['vrfs', i, 'routeTarget'],
-        'required when both asn and vni exceed 65535 (the default asn:vni does not fit)',
-      );
-    }
-  });
-  const known = (name: string) => vrfIndex.has(name) || name === intent.hbrVrf;
-  intent.vrfs.forEach((vrf, i) => {
-    vrf.importVrfs.forEach((name, j) => {
-      if (name === vrf.name) issue(['vrfs', i, 'importVrfs', j], 'a VRF cannot import from itself');
-      else if (!known(name))
-        issue(['vrfs', i, 'importVrfs', j], `unknown VRF "${name}" (not in vrfs and not hbrVrf)`);
-    });
-    const seen = new Set<string>();
-    vrf.importVrfs.forEach((name, j) => {
-      if (seen.has(name)) issue(['vrfs', i, 'importVrfs', j], `"${name}" is listed twice`);
-      seen.add(name);
-    });
-  });
-  const vlanOwner = new Map<number, number>();
-  intent.layer2s.forEach((l2, i) => {
-    claimVni(l2.vni, ['layer2s', i, 'vni']);
-    const first = vlanOwner.get(l2.vlan);
-    if (first !== undefined)
-      issue(['layer2s', i, 'vlan'], `VLAN ${l2.vlan} is already used by layer2s[${first}]`);
-    else vlanOwner.set(l2.vlan, i);
-    if (l2.vrf !== undefined && !known(l2.vrf))
-      issue(['layer2s', i, 'vrf'], `unknown VRF "${l2.vrf}" (not in vrfs and not hbrVrf)`);
-    if (l2.routeTarget === undefined && intent.asn > 0xffff && l2.vni > 0xffff) {
-      issue(
-        ['layer2s', i, 'routeTarget'],
-        'required when both asn and vni exceed 65535 (the default asn:vni does not fit)',
-      );
-    }
-  });
-}
+export type FrrBgpPeer = FrrVrfIntent['bgpPeers'][number];
+export type FrrFilter = z.infer<typeof Filter>;
+export type FrrFilterItem = z.infer<typeof FilterItem>;
+export type FrrStaticRoute = z.infer<typeof StaticRoute>;
+export type FrrBfdProfile = z.infer<typeof BfdProfile>;
+export type FrrNeighborBfd = z.infer<typeof NeighborBfd>;

@@ -1,0 +1,116 @@
+import toRegexRange from 'to-regex-range';
+
+// Regular expressions that say exactly what the routing intent accepts for addresses, networks,
+// route-targets and communities. zod validates with them and the JSON Schema carries them as
+// `pattern`, so the published schema and the validator cannot disagree on a single field.
+
+const HEX = '[0-9a-fA-F]';
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
+const GROUP = `${HEX}{1,4}`;
+
+/** Decimal numbers from min to max without leading zeros. */
+export function decimalRange(min: number, max: number): string {
+  return `(?:${toRegexRange(min, max)})`;
+}
+
+export const UINT16 = decimalRange(0, 0xffff);
+export const UINT32 = decimalRange(0, 0xffffffff);
+
+export const IPV4_ADDRESS = `${OCTET}(?:\\.${OCTET}){3}`;
+
+/** IPv6 in hex groups with at most one `::` (no embedded IPv4: an IPv4 peer is written as IPv4). */
+export const IPV6_ADDRESS = [
+  `(?:${GROUP}:){7}${GROUP}`,
+  `(?:${GROUP}:){1,7}:`,
+  ...[1, 2, 3, 4, 5, 6].map((tail) => `(?:${GROUP}:){1,${7 - tail}}(?::${GROUP}){1,${tail}}`),
+  `:(?::${GROUP}){1,7}`,
+  '::',
+]
+  .map((a) => `(?:${a})`)
+  .join('|');
+
+/** One octet whose low `zeroBits` bits are 0 (the boundary octet of an IPv4 network). */
+function octetWithZeroBits(zeroBits: number): string {
+  const step = 2 ** zeroBits;
+  const values: string[] = [];
+  for (let v = 0; v < 256; v += step) values.push(String(v));
+  return `(?:${values.join('|')})`;
+}
+
+/** IPv4 networks `A.B.C.D/L` whose address has no bits set beyond L, for L in the given range. */
+export function ipv4Network(minLength = 0, maxLength = 32): string {
+  const alternatives: string[] = [];
+  for (let len = minLength; len <= maxLength; len++) {
+    const octets: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const networkBits = Math.min(8, Math.max(0, len - 8 * i));
+      octets.push(networkBits === 8 ? OCTET : networkBits === 0 ? '0' : octetWithZeroBits(8 - networkBits));
+    }
+    alternatives.push(`${octets.join('\\.')}/${len}`);
+  }
+  return `(?:${alternatives.join('|')})`;
+}
+
+/** One hex group (1-4 digits, leading zeros allowed) whose low `zeroBits` bits are 0. */
+function groupWithZeroBits(zeroBits: number): string {
+  if (zeroBits === 0) return GROUP;
+  const zeroDigits = Math.floor(zeroBits / 4);
+  const partial = zeroBits % 4;
+  const digit = ['[0-9a-fA-F]', '[02468aceACE]', '[048cC]', '[08]'][partial] ?? HEX;
+  const lastDigits = partial === 0 ? `0{${zeroDigits}}` : `${digit}0{${zeroDigits}}`;
+  const free = 4 - zeroDigits - (partial === 0 ? 0 : 1);
+  return `(?:0{1,4}|${HEX}{0,${free}}${lastDigits})`;
+}
+
+/**
+ * IPv6 networks without host bits, written as the network's leading groups followed by `::`
+ * (`2001:db8::/32`, `fd00:0:0:1::/64`), all eight groups, `::/L`, or any address with /128. Forms that compress zeros in the middle of the network
+ * part (`2001:db8::1:0:0:0/80`) are refused: they are hard to read and FRR prints them otherwise.
+ */
+export function ipv6Network(minLength = 0, maxLength = 128): string {
+  const alternatives: string[] = [];
+  for (let len = minLength; len <= maxLength; len++) {
+    const groupsWithNetworkBits = Math.ceil(len / 16);
+    const boundary = groupWithZeroBits(16 * groupsWithNetworkBits - len);
+    const forms: string[] = ['::'];
+    // m leading groups then `::` (m < 8); the m-th group is the boundary group when m equals
+    // the number of groups with network bits, and a full group before it.
+    for (let m = 1; m <= Math.min(groupsWithNetworkBits, 7); m++) {
+      const lead =
+        m === groupsWithNetworkBits ? [...Array(m - 1).fill(GROUP), boundary] : Array(m).fill(GROUP);
+      forms.push(`${lead.join(':')}::`);
+    }
+    const full = Array.from({ length: 8 }, (_, i) =>
+      i < groupsWithNetworkBits - 1 ? GROUP : i === groupsWithNetworkBits - 1 ? boundary : '0{1,4}',
+    );
+    forms.push(full.join(':'));
+    // A /128 has no host bits: every address form is a network.
+    if (len === 128) forms.push(IPV6_ADDRESS);
+    alternatives.push(`(?:${forms.join('|')})/${len}`);
+  }
+  return `(?:${alternatives.join('|')})`;
+}
+
+/**
+ * A BGP route-target: `ASN:NN` with a 2-byte ASN and a 4-byte value, a 4-byte ASN and a 2-byte
+ * value, or `A.B.C.D:NN` with a 2-byte value.
+ */
+export const ROUTE_TARGET = `(?:${decimalRange(1, 0xffff)}:${UINT32}|${decimalRange(0x10000, 0xffffffff)}:${UINT16}|${IPV4_ADDRESS}:${UINT16})`;
+
+/** Well-known communities FRR takes by name in `set community` and community-lists. */
+export const WELL_KNOWN_COMMUNITIES = [
+  'internet',
+  'local-AS',
+  'no-advertise',
+  'no-export',
+  'no-peer',
+  'blackhole',
+  'graceful-shutdown',
+  'accept-own',
+] as const;
+
+/** A standard BGP community: `AA:NN` (two 16-bit numbers) or a well-known name. */
+export const COMMUNITY = `(?:${UINT16}:${UINT16}|${WELL_KNOWN_COMMUNITIES.join('|')})`;
+
+/** Anchors a pattern for zod's `.regex()` and JSON Schema's `pattern`. */
+export const whole = (pattern: string): RegExp => new RegExp(`^(?:${pattern})$`);
