@@ -85,7 +85,6 @@ describe('routeIs (what CHECK compares)', () => {
     via: '10.0.0.1',
     src: undefined,
     metric: undefined,
-    tos: 0,
     scope: 0,
     mtu: undefined,
     advmss: undefined,
