@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UnderlayNeighbor } from '../routing-intent/schema.js';
+import { FrrIntentSchema, UnderlayNeighbor } from '../routing-intent/schema.js';
 import { Asn, InterfaceName, NetnsName, VrfName } from '../primitives.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { AbsolutePath, IntentSource, ListenAddress, agentCommonFields } from './common.js';
@@ -53,6 +53,20 @@ export const AgentNetnsConfig = z
     }
     if (c.metricsAddress === c.healthAddress && !c.metricsAddress.endsWith(':0')) {
       ctx.addIssue({ code: 'custom', path: ['healthAddress'], message: 'must differ from metricsAddress' });
+    }
+    // The rules between the neighbours' fields (exactly one of address or interface, no
+    // duplicates, local-as only for eBGP...) live with the routing intent: run them on the part
+    // of it this file holds, so a bad neighbour fails at load, not at the first reconcile.
+    const identity = {
+      asn: c.asn,
+      routerId: c.routerId,
+      vtepIp: c.vtepIp,
+      hbrVrf: c.hbrVrf,
+      underlay: c.underlay,
+    };
+    for (const issue of FrrIntentSchema.safeParse(identity).error?.issues ?? []) {
+      if (issue.path[0] === 'underlay')
+        ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     }
   });
 export type AgentNetnsConfig = z.infer<typeof AgentNetnsConfig>;

@@ -50,11 +50,20 @@ describe('AgentNetnsConfig', () => {
       'metricsAddress',
       'mode',
       'routerId',
-      'underlay.neighbors[0].address',
       'underlay.neighbors[0].password',
       'unknownKey',
     ]);
     expect(!r.ok && r.error.message).not.toContain('secret');
+  });
+  it("checks the rules between a neighbour's fields once every field is valid", () => {
+    const neighbors = [
+      { remoteAs: 65000 },
+      { address: '192.0.2.2', interface: 'eth0', remoteAs: 'internal' },
+    ];
+    expect(pathsOf(parseAgentNetnsConfig({ ...minimal, underlay: { neighbors } }))).toEqual([
+      'underlay.neighbors[0].address',
+      'underlay.neighbors[1].address',
+    ]);
   });
   it('takes statusFile only with a file source', () => {
     expect(pathsOf(parseAgentNetnsConfig({ ...minimal, statusFile: '/run/s.json' }))).toEqual(['statusFile']);

@@ -72,7 +72,43 @@ const FORMATS: Readonly<Record<string, string | undefined>> = {
 
 /** Converts `schema` (z.toJSONSchema output, draft 2020-12) to a structural schema. Throws {@link StructuralSchemaError}. */
 export function toStructuralSchema(schema: JsonSchema): JsonSchema {
-  return ordered(convert(schema, ''));
+  return ordered(convert(inlineDefinitions(schema), ''));
+}
+
+/**
+ * `schema` with every `$ref` to its own `$defs` replaced by the definition: zod puts a schema
+ * that carries an `id` (`.meta({id})`, as the routing intent's named types do) into `$defs`, and a
+ * structural schema must be self-contained. A key the referring node sets too (a narrower
+ * pattern, say) keeps both: the definition's joins `allOf`; the node's own description wins.
+ */
+function inlineDefinitions(schema: JsonSchema): JsonSchema {
+  const { $defs, ...root } = schema;
+  const defs = ($defs ?? {}) as Record<string, JsonSchema>;
+  const expanding: string[] = [];
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (value === null || typeof value !== 'object') return value;
+    const { $ref, ...rest } = value as JsonSchema;
+    const node = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, visit(v)])) as JsonSchema;
+    if ($ref === undefined) return node;
+    const name = typeof $ref === 'string' ? /^#\/\$defs\/(.+)$/.exec($ref)?.[1] : undefined;
+    const def = name === undefined ? undefined : defs[name];
+    if (name === undefined || def === undefined || expanding.includes(name)) {
+      throw new StructuralSchemaError('', `$ref ${String($ref)} cannot be inlined`);
+    }
+    expanding.push(name);
+    const inlined = visit(def) as JsonSchema;
+    expanding.pop();
+    const merged: JsonSchema = { ...node };
+    const joined: JsonSchema[] = [];
+    for (const [key, v] of Object.entries(inlined)) {
+      if (!(key in merged)) merged[key] = v;
+      else if (key !== 'description' && key !== 'title') joined.push({ [key]: v });
+    }
+    if (joined.length > 0) merged.allOf = [...((merged.allOf as JsonSchema[] | undefined) ?? []), ...joined];
+    return merged;
+  };
+  return visit(root) as JsonSchema;
 }
 
 /** The order keys are written in: what a node is, then its constraints, then its children and rules. */

@@ -7,13 +7,10 @@ import { withRules } from '../rules.js';
 // maxLength implied by the syntax, so zod needs no check of its own).
 
 /**
- * A route target of a VRF or Layer2Network: the routing intent's rule, plus its shape as a
- * pattern so that the CRD checks it too (the value ranges are checked by zod only).
+ * A route target of a VRF or Layer2Network: the routing intent's rule, whose pattern the CRD
+ * carries too.
  */
-export const KubeRouteTarget = RouteTarget.regex(
-  /^([0-9]+|[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+):[0-9]+$/,
-  'must be ASN:NN or A.B.C.D:NN (for example 65000:1001)',
-);
+export const KubeRouteTarget = RouteTarget;
 
 /**
  * The longest text of an address zod accepts: IPv6 with an embedded IPv4 part
