@@ -181,5 +181,5 @@ export {
 } from './config/cni-settings.js';
 export type { CniNodeSettingsInput } from './config/cni-settings.js';
 export { PortIds, CNI_OVS_OWNER } from './ovs-port-ids.js';
-export { ipFamily, canonicalIp, compareIp } from './routing-intent/ip.js';
+export { familyOf, canonicalIp, compareIp } from './routing-intent/ip.js';
 export type { IpFamily } from './routing-intent/ip.js';

@@ -1,7 +1,7 @@
 import {
   canonicalIp,
   compareIp,
-  ipFamily,
+  familyOf,
   type FrrBgpPeer,
   type FrrFilter,
   type FrrNeighborBfd,
@@ -302,7 +302,7 @@ class Filters {
   prefixRules(name: string, rules: readonly FrrPrefixRule[]): { ip: boolean; ipv6: boolean } {
     const families = { ip: false, ipv6: false };
     const entries = rules.map((r, i) => {
-      const command = ipFamily(r.cidr) === 'ipv4' ? ('ip' as const) : ('ipv6' as const);
+      const command = familyOf(r.cidr) === 'ipv4' ? ('ip' as const) : ('ipv6' as const);
       families[command] = true;
       return {
         command,
@@ -326,7 +326,7 @@ class Filters {
       const matches: string[] = [];
       const sets: string[] = [];
       if (item.prefix) {
-        const command = ipFamily(item.prefix.cidr) === 'ipv4' ? ('ip' as const) : ('ipv6' as const);
+        const command = familyOf(item.prefix.cidr) === 'ipv4' ? ('ip' as const) : ('ipv6' as const);
         this.prefixLists.push({
           name: listName,
           entries: [
@@ -432,8 +432,8 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
       .map((p) => peerModel(vrf.name, p, filters, bfdOf))
       .sort((a, b) => compareText(a.id, b.id));
     const [routeTarget, importRouteTargets, exportRouteTargets] = routeTargetsOf(vrf, intent.asn);
-    const v4Aggregates = aggregates.filter((a) => ipFamily(a) === 'ipv4');
-    const v6Aggregates = aggregates.filter((a) => ipFamily(a) === 'ipv6');
+    const v4Aggregates = aggregates.filter((a) => familyOf(a) === 'ipv4');
+    const v6Aggregates = aggregates.filter((a) => familyOf(a) === 'ipv6');
     const leaks = redistribute.length > 0 || importVrfs.length > 0 || importRouteMap !== null;
     const ipv6Content = leaks || v6Aggregates.length > 0 || peers.some((p) => p.ipv6 !== null);
     return {
@@ -815,7 +815,7 @@ function peerModel(
   };
   const routeMapIn = routeMap('in', p.import);
   const routeMapOut = routeMap('out', p.export);
-  const families = p.addressFamilies ?? [ipFamily(target)];
+  const families = p.addressFamilies ?? [familyOf(target)];
   const af = (): FrrNeighborAfModel => ({
     id,
     allowAsIn: allowAsInClause(p.allowAsIn),
@@ -858,7 +858,7 @@ function staticRoutes(vrf: FrrVrfIntent): FrrStaticRouteModel[] {
     else if (r.nexthop !== undefined)
       target = `${canonicalIp(r.nexthop)}${r.nextHopVrf !== undefined ? ` nexthop-vrf ${r.nextHopVrf}` : ''}`;
     else target = `${r.nextHopVrf} nexthop-vrf ${r.nextHopVrf}`;
-    return { command: ipFamily(r.prefix) === 'ipv4' ? 'ip' : 'ipv6', prefix: canonicalIp(r.prefix), target };
+    return { command: familyOf(r.prefix) === 'ipv4' ? 'ip' : 'ipv6', prefix: canonicalIp(r.prefix), target };
   });
   const unique = new Map(routes.map((r) => [`${r.prefix} ${r.target}`, r]));
   return [...unique.values()].sort(

@@ -1,26 +1,20 @@
-// Addresses and networks of the intent as values: family, canonical text (what FRR prints, so
-// a reload finds no difference), and a numeric order. Inputs are already validated.
+import { ipFamily, ipToBigInt } from '../network/ip.js';
+
+// Addresses and networks of the routing intent as values: family by name (the intent's
+// addressFamilies), canonical text (what FRR prints, so a reload finds no difference), order and
+// overlap. Inputs are already validated; the arithmetic is network/ip.ts's.
 
 export type IpFamily = 'ipv4' | 'ipv6';
 
-/** The family of an address or network. */
-export function ipFamily(addressOrCidr: string): IpFamily {
-  return addressOrCidr.includes(':') ? 'ipv6' : 'ipv4';
+/** The family of an address or network, as the intent names it. */
+export function familyOf(addressOrCidr: string): IpFamily {
+  return ipFamily(addressOrCidr) === 4 ? 'ipv4' : 'ipv6';
 }
 
-/** The eight 16-bit groups of an IPv6 address in hex groups. */
-function ipv6Groups(address: string): number[] {
-  const [head = '', tail] = address.split('::');
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const h = parse(head);
-  if (tail === undefined) return h;
-  const t = parse(tail);
-  return [...h, ...Array<number>(8 - h.length - t.length).fill(0), ...t];
-}
-
-/** RFC 5952 text of an IPv6 address (lower case, longest run of zero groups as `::`). */
+/** RFC 5952 text of an IPv6 address (lower case, the longest run of zero groups as `::`). */
 function canonicalIpv6(address: string): string {
-  const groups = ipv6Groups(address);
+  const value = ipToBigInt(address);
+  const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt(16 * (7 - i))) & 0xffffn));
   let best = { start: -1, length: 1 };
   for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
@@ -40,30 +34,19 @@ function canonicalIpv6(address: string): string {
 /** The address or network as FRR prints it (`2001:DB8:0::/32` -> `2001:db8::/32`). */
 export function canonicalIp(addressOrCidr: string): string {
   const [address = '', length] = addressOrCidr.split('/');
-  const text = ipFamily(address) === 'ipv6' ? canonicalIpv6(address) : address;
+  const text = familyOf(address) === 'ipv6' ? canonicalIpv6(address) : address;
   return length === undefined ? text : `${text}/${length}`;
-}
-
-/** A key under which two spellings of one address are equal. */
-export function ipKey(address: string): string {
-  return canonicalIp(address);
-}
-
-/** The address as a number (IPv4: 32 bits, IPv6: 128 bits). */
-function ipValue(address: string): bigint {
-  if (ipFamily(address) === 'ipv4') return address.split('.').reduce((acc, o) => acc * 256n + BigInt(o), 0n);
-  return ipv6Groups(address).reduce((acc, g) => acc * 65536n + BigInt(g), 0n);
 }
 
 /** Orders addresses and networks: IPv4 before IPv6, then numerically, then by prefix length. */
 export function compareIp(a: string, b: string): number {
   const [aa = '', al = '0'] = a.split('/');
   const [ba = '', bl = '0'] = b.split('/');
-  const af = ipFamily(aa);
-  const bf = ipFamily(ba);
+  const af = familyOf(aa);
+  const bf = familyOf(ba);
   if (af !== bf) return af === 'ipv4' ? -1 : 1;
-  const av = ipValue(aa);
-  const bv = ipValue(ba);
+  const av = ipToBigInt(aa);
+  const bv = ipToBigInt(ba);
   if (av !== bv) return av < bv ? -1 : 1;
   return Number(al) - Number(bl);
 }
@@ -72,9 +55,7 @@ export function compareIp(a: string, b: string): number {
 export function networksOverlap(a: string, b: string): boolean {
   const [aa = '', al = '0'] = a.split('/');
   const [ba = '', bl = '0'] = b.split('/');
-  if (ipFamily(aa) !== ipFamily(ba)) return false;
-  const bits = ipFamily(aa) === 'ipv4' ? 32n : 128n;
-  const shorter = BigInt(Math.min(Number(al), Number(bl)));
-  const shift = bits - shorter;
-  return ipValue(aa) >> shift === ipValue(ba) >> shift;
+  if (familyOf(aa) !== familyOf(ba)) return false;
+  const shift = BigInt((familyOf(aa) === 'ipv4' ? 32 : 128) - Math.min(Number(al), Number(bl)));
+  return ipToBigInt(aa) >> shift === ipToBigInt(ba) >> shift;
 }

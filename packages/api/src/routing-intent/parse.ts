@@ -1,6 +1,35 @@
 import { z } from 'zod';
 import { pathText } from './path.js';
-import { FrrIntentSchema, type FrrIntent, type FrrIntentInput } from './schema.js';
+import {
+  AggregatePrefix,
+  BfdProfile,
+  BgpPassword,
+  BgpPeer,
+  BgpTimers,
+  Community,
+  FabricLoopGuard,
+  Filter,
+  FilterItem,
+  FrrIntentSchema,
+  FrrVrfName,
+  IpAddress,
+  Ipv4Address,
+  Layer2Intent,
+  LocalAs,
+  NeighborBfd,
+  NeighborInterface,
+  Network,
+  PrefixMatch,
+  PrefixRule,
+  RemoteAs,
+  RouteTarget,
+  RouteTargets,
+  StaticRoute,
+  UnderlayNeighbor,
+  VrfIntent,
+  type FrrIntent,
+  type FrrIntentInput,
+} from './schema.js';
 
 /** One problem of an invalid intent. */
 export interface FrrIntentIssue {
@@ -54,10 +83,82 @@ export function redactIntent<T extends FrrIntent | FrrIntentInput>(intent: T): T
   };
 }
 
+/** Parts of the intent that the JSON Schema names in `$defs` (instead of repeating them inline). */
+const NAMED_PARTS: Record<string, z.ZodType> = {
+  Ipv4Address,
+  IpAddress,
+  Network,
+  AggregatePrefix,
+  FrrVrfName,
+  NeighborInterface,
+  BgpPassword,
+  RouteTarget,
+  RouteTargets,
+  Community,
+  RemoteAs,
+  BgpTimers,
+  NeighborBfd,
+  BfdProfile,
+  LocalAs,
+  PrefixRule,
+  PrefixMatch,
+  FilterItem,
+  Filter,
+  StaticRoute,
+  UnderlayNeighbor,
+  BgpPeer,
+  VrfIntent,
+  Layer2Intent,
+  FabricLoopGuard,
+};
+
+type Json = { [key: string]: unknown };
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const toJson = (schema: z.ZodType): Json => {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+  return json;
+};
+/** What identifies a part wherever it is used: its JSON without the annotations a use site adds. */
+const shapeKey = (node: Json): string => {
+  const { description: _d, default: _f, ...shape } = node;
+  return JSON.stringify(shape, (_, v: unknown) =>
+    isObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+};
+
 /**
  * The JSON Schema of the intent (draft 2020-12), as `fabrik-frr schema` prints it. It agrees with
  * `parseFrrIntent` on every single field; the rules between fields are listed in its description.
+ * The intent's parts are named in `$defs` (Network, VrfIntent, Filter, ...). The names are given
+ * here, not in zod's global registry, so that other schemas built from these parts (the CRDs)
+ * stay inline.
  */
 export function frrIntentJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(FrrIntentSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const parts = new Map(
+    Object.entries(NAMED_PARTS).map(([name, schema]) => [shapeKey(toJson(schema)), name]),
+  );
+  const defs: Record<string, unknown> = {};
+  const name = (node: unknown, isPart?: string): unknown => {
+    if (Array.isArray(node)) return node.map((n) => name(n));
+    if (!isObject(node)) return node;
+    const part = parts.get(shapeKey(node));
+    if (part !== undefined && part !== isPart) {
+      if (!(part in defs)) {
+        defs[part] = {};
+        defs[part] = name(toJson(NAMED_PARTS[part] as z.ZodType), part);
+      }
+      const { description, default: fallback } = node;
+      return {
+        $ref: `#/$defs/${part}`,
+        ...(description === undefined ? {} : { description }),
+        ...(fallback === undefined ? {} : { default: fallback }),
+      };
+    }
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, name(v)]));
+  };
+  const schema = name(z.toJSONSchema(FrrIntentSchema, { io: 'input', unrepresentable: 'any' })) as Json;
+  return {
+    ...schema,
+    $defs: Object.fromEntries(Object.entries(defs).sort(([a], [b]) => a.localeCompare(b))),
+  };
 }

@@ -29,6 +29,12 @@ export const IPV6_ADDRESS = [
   .map((a) => `(?:${a})`)
   .join('|');
 
+/**
+ * A lookahead that the text ends in `/len`: an alternative for another length fails after a short
+ * scan instead of trying its address pattern (70 µs per test without it, a few with it).
+ */
+const lengthIs = (len: number) => `(?=[^/]*/${len}$)`;
+
 /** One octet whose low `zeroBits` bits are 0 (the boundary octet of an IPv4 network). */
 function octetWithZeroBits(zeroBits: number): string {
   const step = 2 ** zeroBits;
@@ -46,7 +52,7 @@ export function ipv4Network(minLength = 0, maxLength = 32): string {
       const networkBits = Math.min(8, Math.max(0, len - 8 * i));
       octets.push(networkBits === 8 ? OCTET : networkBits === 0 ? '0' : octetWithZeroBits(8 - networkBits));
     }
-    alternatives.push(`${octets.join('\\.')}/${len}`);
+    alternatives.push(`${lengthIs(len)}${octets.join('\\.')}/${len}`);
   }
   return `(?:${alternatives.join('|')})`;
 }
@@ -73,20 +79,25 @@ export function ipv6Network(minLength = 0, maxLength = 128): string {
     const groupsWithNetworkBits = Math.ceil(len / 16);
     const boundary = groupWithZeroBits(16 * groupsWithNetworkBits - len);
     const forms: string[] = ['::'];
-    // m leading groups then `::` (m < 8); the m-th group is the boundary group when m equals
-    // the number of groups with network bits, and a full group before it.
-    for (let m = 1; m <= Math.min(groupsWithNetworkBits, 7); m++) {
-      const lead =
-        m === groupsWithNetworkBits ? [...Array(m - 1).fill(GROUP), boundary] : Array(m).fill(GROUP);
-      forms.push(`${lead.join(':')}::`);
+    // m leading groups then `::` (m < 8): m below the number of groups with network bits are
+    // full groups; at that number the last one is the boundary group.
+    const k = Math.min(groupsWithNetworkBits, 7);
+    if (k > 1) forms.push(`(?:${GROUP}:){0,${k - 2}}${GROUP}::`);
+    if (k >= 1) {
+      const last = k === groupsWithNetworkBits ? boundary : GROUP;
+      forms.push(`${k > 1 ? `(?:${GROUP}:){${k - 1}}` : ''}${last}::`);
     }
-    const full = Array.from({ length: 8 }, (_, i) =>
-      i < groupsWithNetworkBits - 1 ? GROUP : i === groupsWithNetworkBits - 1 ? boundary : '0{1,4}',
-    );
-    forms.push(full.join(':'));
+    // All eight groups: full ones, the boundary group, zero groups.
+    const fullGroups = Math.max(groupsWithNetworkBits - 1, 0);
+    const zeroGroups = 8 - Math.max(groupsWithNetworkBits, 1);
+    const head =
+      groupsWithNetworkBits === 0
+        ? '0{1,4}'
+        : `${fullGroups > 0 ? `(?:${GROUP}:){${fullGroups}}` : ''}${boundary}`;
+    forms.push(`${head}${zeroGroups > 0 ? `(?::0{1,4}){${zeroGroups}}` : ''}`);
     // A /128 has no host bits: every address form is a network.
     if (len === 128) forms.push(IPV6_ADDRESS);
-    alternatives.push(`(?:${forms.join('|')})/${len}`);
+    alternatives.push(`${lengthIs(len)}(?:${forms.join('|')})/${len}`);
   }
   return `(?:${alternatives.join('|')})`;
 }

@@ -1,12 +1,17 @@
 import type { z } from 'zod';
-import { ipFamily, ipKey, networksOverlap } from './ip.js';
+import { canonicalIp, familyOf, networksOverlap } from './ip.js';
 import { pathText } from './path.js';
-import type { FrrFilter, FrrIntent, FrrStaticRoute } from './schema.js';
+import { IpAddress, Network, type FrrFilter, type FrrIntent, type FrrStaticRoute } from './schema.js';
 
 // Rules between fields of the intent (the JSON Schema cannot express them; its description lists
 // them as CROSS_FIELD_RULES). Every problem is reported with its path, all at once.
 
 type Path = (string | number)[];
+
+// zod runs these rules even when a field failed its own: values are checked before arithmetic.
+const addressKey = (a: string) => (IpAddress.safeParse(a).success ? canonicalIp(a) : a);
+const overlap = (a: string, b: string) =>
+  Network.safeParse(a).success && Network.safeParse(b).success && networksOverlap(a, b);
 
 export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
   const issue = (path: Path, message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -69,11 +74,8 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
   const neighborOwner = new Map<string, number>();
   intent.underlay.neighbors.forEach((n, i) => {
     const path: Path = ['underlay', 'neighbors', i];
-    if ((n.address === undefined) === (n.interface === undefined)) {
-      issue([...path, 'address'], 'give exactly one of address or interface');
-      return;
-    }
-    const key = n.address !== undefined ? ipKey(n.address) : `if:${n.interface}`;
+    if ((n.address === undefined) === (n.interface === undefined)) return; // the neighbor's own rule
+    const key = n.address !== undefined ? addressKey(n.address) : `if:${n.interface}`;
     const first = neighborOwner.get(key);
     if (first !== undefined)
       issue(
@@ -105,7 +107,7 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
     const path: Path = ['vrfs', i];
     const ipv6 = vrf.addressFamilies.includes('ipv6');
     const needsIpv6 = (prefix: string, where: Path) => {
-      if (!ipv6 && ipFamily(prefix) === 'ipv6')
+      if (!ipv6 && familyOf(prefix) === 'ipv6')
         issue(where, `an IPv6 prefix needs ipv6 in ${pathText([...path, 'addressFamilies'])}`);
     };
     if (new Set(vrf.addressFamilies).size !== vrf.addressFamilies.length)
@@ -137,12 +139,9 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
     vrf.bgpPeers.forEach((p, j) => {
       const where: Path = [...path, 'bgpPeers', j];
       const target = p.address ?? p.listenRange;
-      if ((p.address === undefined) === (p.listenRange === undefined)) {
-        issue([...where, 'address'], 'give exactly one of address or listenRange');
-        return;
-      }
+      if ((p.address === undefined) === (p.listenRange === undefined)) return; // the peer's own rule
       if (p.address !== undefined) {
-        const key = ipKey(p.address);
+        const key = addressKey(p.address);
         const first = peerOwner.get(key);
         if (first !== undefined) issue([...where, 'address'], `the same peer as bgpPeers[${first}]`);
         else peerOwner.set(key, j);
@@ -150,11 +149,11 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
         // bgpd refuses a listen range that overlaps another of the same instance.
         const range = p.listenRange;
         const first = vrf.bgpPeers.findIndex(
-          (o, k) => k < j && o.listenRange !== undefined && networksOverlap(o.listenRange, range),
+          (o, k) => k < j && o.listenRange !== undefined && overlap(o.listenRange, range),
         );
         if (first >= 0) issue([...where, 'listenRange'], `overlaps bgpPeers[${first}].listenRange`);
       }
-      const family = ipFamily(target ?? '');
+      const family = familyOf(target ?? '');
       const families = p.addressFamilies ?? [family];
       if (new Set(families).size !== families.length)
         issue([...where, 'addressFamilies'], 'lists an address family twice');
@@ -190,10 +189,10 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
     } else if (r.blackhole !== undefined && r.nextHopVrf !== undefined) {
       issue([...path, 'nextHopVrf'], 'a blackhole route has no next hop');
     }
-    if (r.nexthop !== undefined && ipFamily(r.nexthop) !== ipFamily(r.prefix))
+    if (r.nexthop !== undefined && familyOf(r.nexthop) !== familyOf(r.prefix))
       issue(
         [...path, 'nexthop'],
-        `must be an ${ipFamily(r.prefix) === 'ipv4' ? 'IPv4' : 'IPv6'} address like the prefix`,
+        `must be an ${familyOf(r.prefix) === 'ipv4' ? 'IPv4' : 'IPv6'} address like the prefix`,
       );
     if (r.nextHopVrf !== undefined && !known(r.nextHopVrf))
       issue([...path, 'nextHopVrf'], `unknown VRF "${r.nextHopVrf}" (not in vrfs and not hbrVrf)`);
@@ -227,7 +226,7 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
 
   function checkLengths(cidr: string, ge: number | undefined, le: number | undefined, path: Path): void {
     const len = Number(cidr.split('/')[1]);
-    const max = ipFamily(cidr) === 'ipv4' ? 32 : 128;
+    const max = familyOf(cidr) === 'ipv4' ? 32 : 128;
     if (ge !== undefined && ge <= len)
       issue([...path, 'ge'], `must be greater than the prefix length ${len}`);
     if (le !== undefined && le <= len)

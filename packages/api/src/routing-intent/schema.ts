@@ -19,7 +19,7 @@ import {
 export const Ipv4Address = z
   .string()
   .regex(whole(IPV4_ADDRESS), 'must be an IPv4 address (A.B.C.D)')
-  .meta({ id: 'Ipv4Address', description: 'IPv4 address' });
+  .describe('IPv4 address');
 
 export const IpAddress = z
   .string()
@@ -27,7 +27,7 @@ export const IpAddress = z
     whole(`${IPV4_ADDRESS}|${IPV6_ADDRESS}`),
     'must be an IPv4 address or an IPv6 address in hex groups (write an IPv4 peer as A.B.C.D)',
   )
-  .meta({ id: 'IpAddress', description: 'IPv4 address, or IPv6 address in hex groups (no embedded IPv4)' });
+  .describe('IPv4 address, or IPv6 address in hex groups (no embedded IPv4)');
 
 const NETWORK_RULE =
   'a network without host bits (10.0.0.0/8, not 10.0.0.1/8; IPv6 as its leading groups and "::", as in 2001:db8::/32)';
@@ -36,7 +36,7 @@ const NETWORK_RULE =
 export const Network = z
   .string()
   .regex(whole(`${ipv4Network()}|${ipv6Network()}`), `must be ${NETWORK_RULE}`)
-  .meta({ id: 'Network', description: `IPv4 or IPv6 ${NETWORK_RULE}` });
+  .describe(`IPv4 or IPv6 ${NETWORK_RULE}`);
 
 /** A network that can be aggregated: not a single address (/32, /128). */
 export const AggregatePrefix = z
@@ -45,7 +45,7 @@ export const AggregatePrefix = z
     whole(`${ipv4Network(0, 31)}|${ipv6Network(0, 127)}`),
     `must be ${NETWORK_RULE}, shorter than /32 (IPv4) or /128 (IPv6): a single address aggregates nothing`,
   )
-  .meta({ id: 'AggregatePrefix', description: `${NETWORK_RULE}; at most /31 (IPv4) or /127 (IPv6)` });
+  .describe(`${NETWORK_RULE}; at most /31 (IPv4) or /127 (IPv6)`);
 
 const NAME = '[A-Za-z0-9_.-]{1,15}';
 
@@ -60,10 +60,7 @@ export const FrrVrfName = z
     new RegExp(`^(?!(?:\\.|\\.\\.|default|all|route-map)$)${NAME}$`),
     'must be 1-15 characters of A-Z a-z 0-9 _ . - and not ".", "..", "default", "all" or "route-map" (names FRR reserves)',
   )
-  .meta({
-    id: 'FrrVrfName',
-    description: 'VRF (kernel device) name: 1-15 characters A-Za-z0-9_.-; not ., .., default, all, route-map',
-  });
+  .describe('VRF (kernel device) name: 1-15 characters A-Za-z0-9_.-; not ., .., default, all, route-map');
 
 /** An interface of an unnumbered session: not a name FRR would parse as an IPv4 address. */
 export const NeighborInterface = z
@@ -72,29 +69,21 @@ export const NeighborInterface = z
     new RegExp(`^(?!(?:\\.|\\.\\.)$)(?![0-9]+(?:\\.[0-9]+){3}$)${NAME}$`),
     'must be an interface name of 1-15 characters A-Z a-z 0-9 _ . - that does not look like an IPv4 address',
   )
-  .meta({
-    id: 'NeighborInterface',
-    description: 'interface name: 1-15 characters A-Za-z0-9_.-, not shaped like an IPv4 address',
-  });
+  .describe('interface name: 1-15 characters A-Za-z0-9_.-, not shaped like an IPv4 address');
 
 /** BGP passwords: printable ASCII without spaces, at most 80 bytes (the kernel's TCP-MD5 key limit). */
 export const BgpPassword = z
   .string()
   .regex(/^[\x21-\x7e]{1,80}$/, 'must be 1-80 printable ASCII characters without spaces')
-  .meta({
-    id: 'BgpPassword',
-    description: 'TCP-MD5 password: 1-80 printable ASCII characters (bytes), no spaces',
-  });
+  .describe('TCP-MD5 password: 1-80 printable ASCII characters (bytes), no spaces');
 
 /** `ASN:NN` (2-byte ASN with a 4-byte value, or a 4-byte ASN with a 2-byte value) or `A.B.C.D:NN`. */
 export const RouteTarget = z
   .string()
   .regex(whole(ROUTE_TARGET), 'must be ASN:NN or A.B.C.D:NN (for example 65000:1001)')
-  .meta({
-    id: 'RouteTarget',
-    description:
-      'route-target ASN:NN (2-byte ASN: NN up to 4294967295; 4-byte ASN: NN up to 65535) or A.B.C.D:NN',
-  });
+  .describe(
+    'route-target ASN:NN (2-byte ASN: NN up to 4294967295; 4-byte ASN: NN up to 65535) or A.B.C.D:NN',
+  );
 
 export const RouteTargets = z
   .object({
@@ -102,24 +91,19 @@ export const RouteTargets = z
     export: z.array(RouteTarget).min(1).describe('route-targets this node attaches to what it advertises'),
   })
   .strict()
-  .meta({
-    id: 'RouteTargets',
-    description: 'separate import and export route-targets (instead of routeTarget)',
-  });
+  .describe('separate import and export route-targets (instead of routeTarget)');
 
 /** A standard BGP community: `AA:NN` or a well-known name (`no-export`, ...). */
 export const Community = z
   .string()
   .regex(whole(COMMUNITY), 'must be AA:NN (two numbers 0-65535) or a well-known community name')
-  .meta({
-    id: 'Community',
-    description:
-      'standard community AA:NN or internet, local-AS, no-advertise, no-export, no-peer, blackhole, graceful-shutdown, accept-own',
-  });
+  .describe(
+    'standard community AA:NN or internet, local-AS, no-advertise, no-export, no-peer, blackhole, graceful-shutdown, accept-own',
+  );
 
 export const RemoteAs = z
   .union([z.literal('internal'), z.literal('external'), Asn])
-  .meta({ id: 'RemoteAs', description: 'internal, external or an AS number' });
+  .describe('internal, external or an AS number');
 
 export const BgpTimers = z
   .object({
@@ -129,7 +113,7 @@ export const BgpTimers = z
       .describe('seconds without a message before the session drops: 0 (never) or 3-65535'),
   })
   .strict()
-  .meta({ id: 'BgpTimers', description: 'BGP timers of this session' });
+  .describe('BGP timers of this session');
 
 const BFD_PROFILE_NAME = /^(?!fabrik-)[A-Za-z0-9_-]{1,64}$/;
 const bfdTimers = {
@@ -141,10 +125,7 @@ const bfdTimers = {
 export const BfdProfileName = z
   .string()
   .regex(BFD_PROFILE_NAME, 'must be 1-64 characters A-Z a-z 0-9 _ - and not start with "fabrik-"')
-  .meta({
-    id: 'BfdProfileName',
-    description: "BFD profile name (names starting with fabrik- are the renderer's)",
-  });
+  .describe("BFD profile name (names starting with fabrik- are the renderer's)");
 
 /** A BFD profile of bfdd (`bfd` / ` profile NAME`). */
 export const BfdProfile = z
@@ -154,10 +135,7 @@ export const BfdProfile = z
     passive: z.boolean().optional().describe('wait for the peer to start'),
   })
   .strict()
-  .meta({
-    id: 'BfdProfile',
-    description: 'a BFD profile of bfdd, for neighbors that name it in bfd.profile',
-  });
+  .describe('a BFD profile of bfdd, for neighbors that name it in bfd.profile');
 
 export const NeighborBfd = z
   .union([
@@ -165,16 +143,11 @@ export const NeighborBfd = z
     z.object({ profile: BfdProfileName.describe('one of bfdProfiles') }).strict(),
     z.object(bfdTimers).strict(),
   ])
-  .meta({
-    id: 'NeighborBfd',
-    description:
-      'BFD: true (bfdd defaults), a profile of bfdProfiles, or timers (a profile is made for them)',
-  });
+  .describe('BFD: true (bfdd defaults), a profile of bfdProfiles, or timers (a profile is made for them)');
 
-export const AllowAsIn = z.union([z.number().int().min(1).max(10), z.literal('origin')]).meta({
-  id: 'AllowAsIn',
-  description: 'accept routes with our AS in the path: up to N times, or only as origin',
-});
+export const AllowAsIn = z
+  .union([z.number().int().min(1).max(10), z.literal('origin')])
+  .describe('accept routes with our AS in the path: up to N times, or only as origin');
 
 export const LocalAs = z
   .object({
@@ -186,10 +159,18 @@ export const LocalAs = z
       .describe('send only the local AS, not the real one (needs noPrepend)'),
   })
   .strict()
-  .meta({ id: 'LocalAs', description: 'present another AS number to this neighbor' });
+  .describe('present another AS number to this neighbor');
 
 export const UnderlayAddressFamily = z.enum(['ipv4', 'ipv6', 'evpn']);
 export const UnicastAddressFamily = z.enum(['ipv4', 'ipv6']);
+
+/** A refinement: exactly one of two optional fields is given (reported at the first). */
+function exactlyOne<A extends string, B extends string>(a: A, b: B) {
+  return (value: Partial<Record<A | B, unknown>>, ctx: z.RefinementCtx): void => {
+    if ((value[a] === undefined) === (value[b] === undefined))
+      ctx.addIssue({ code: 'custom', path: [a], message: `give exactly one of ${a} or ${b}` });
+  };
+}
 
 /** Fields every BGP session has, in the underlay and inside VRFs. */
 const sessionFields = {
@@ -222,10 +203,8 @@ export const UnderlayNeighbor = z
       .describe('address families of the session: ipv4 (the VTEP), ipv6, evpn'),
   })
   .strict()
-  .meta({
-    id: 'UnderlayNeighbor',
-    description: 'a BGP session of the underlay: exactly one of address or interface',
-  });
+  .superRefine(exactlyOne('address', 'interface'))
+  .describe('a BGP session of the underlay: exactly one of address or interface');
 
 const prefixLength = z.number().int().min(0).max(128);
 
@@ -239,10 +218,7 @@ export const PrefixRule = z
     action: z.enum(['permit', 'deny']).default('permit').describe('default permit'),
   })
   .strict()
-  .meta({
-    id: 'PrefixRule',
-    description: 'prefix-list entry; prefix length < ge <= le <= 32 (IPv4) or 128 (IPv6)',
-  });
+  .describe('prefix-list entry; prefix length < ge <= le <= 32 (IPv4) or 128 (IPv6)');
 
 export const PrefixMatch = z
   .object({
@@ -251,10 +227,7 @@ export const PrefixMatch = z
     le: prefixLength.min(1).optional().describe('also match longer prefixes up to this length'),
   })
   .strict()
-  .meta({
-    id: 'PrefixMatch',
-    description: 'routes of this network (and longer prefixes up to le / from ge)',
-  });
+  .describe('routes of this network (and longer prefixes up to le / from ge)');
 
 export const FilterItem = z
   .object({
@@ -271,10 +244,7 @@ export const FilterItem = z
     removeAllCommunities: z.boolean().default(false).describe('remove every community'),
   })
   .strict()
-  .meta({
-    id: 'FilterItem',
-    description: 'one filter item: matches prefix and/or community (nothing: every route)',
-  });
+  .describe('one filter item: matches prefix and/or community (nothing: every route)');
 
 export const Filter = z
   .object({
@@ -285,7 +255,7 @@ export const Filter = z
     defaultAction: z.enum(['accept', 'reject']).default('reject').describe('for routes no item decided'),
   })
   .strict()
-  .meta({ id: 'Filter', description: 'a route filter (route-map)' });
+  .describe('a route filter (route-map)');
 
 /** `import` / `export` of a VRF: a prefix rule list (first match wins, the rest denied) or a filter. */
 export const RouteFilter = z.union([z.array(PrefixRule), Filter]);
@@ -300,10 +270,7 @@ export const StaticRoute = z
     blackhole: z.literal(true).optional().describe('drop the traffic'),
   })
   .strict()
-  .meta({
-    id: 'StaticRoute',
-    description: 'one of nexthop (with optional nextHopVrf), nextHopVrf alone, or blackhole: true',
-  });
+  .describe('one of nexthop (with optional nextHopVrf), nextHopVrf alone, or blackhole: true');
 
 export const BgpPeer = z
   .object({
@@ -320,11 +287,8 @@ export const BgpPeer = z
     export: Filter.optional().describe('routes sent to the peer (default: all)'),
   })
   .strict()
-  .meta({
-    id: 'BgpPeer',
-    description:
-      'a BGP peer inside the VRF (Calico, MetalLB, kube-vip): exactly one of address or listenRange',
-  });
+  .superRefine(exactlyOne('address', 'listenRange'))
+  .describe('a BGP peer inside the VRF (Calico, MetalLB, kube-vip): exactly one of address or listenRange');
 
 export const ImportVrf = z.union([
   FrrVrfName,
@@ -372,10 +336,7 @@ export const VrfIntent = z
       .describe("unicast families of the VRF's BGP instance and EVPN type-5 routes"),
   })
   .strict()
-  .meta({
-    id: 'VrfIntent',
-    description: 'an L3 VRF: its VNI, route-targets, leaks, filters, routes and BGP peers',
-  });
+  .describe('an L3 VRF: its VNI, route-targets, leaks, filters, routes and BGP peers');
 
 export const Layer2Intent = z
   .object({
@@ -394,7 +355,7 @@ export const Layer2Intent = z
       ),
   })
   .strict()
-  .meta({ id: 'Layer2Intent', description: 'an L2 network: its VNI, VLAN and VRF' });
+  .describe('an L2 network: its VNI, VLAN and VRF');
 
 export const FabricLoopGuard = z
   .object({
@@ -402,11 +363,9 @@ export const FabricLoopGuard = z
     community: Community.default('65169:200').describe('tags routes learnt from the underlay'),
   })
   .strict()
-  .meta({
-    id: 'FabricLoopGuard',
-    description:
-      'routes learnt from the underlay are tagged with community on the way in and never sent back to the underlay (IPv4, IPv6, EVPN) nor advertised from a VRF',
-  });
+  .describe(
+    'routes learnt from the underlay are tagged with community on the way in and never sent back to the underlay (IPv4, IPv6, EVPN) nor advertised from a VRF',
+  );
 
 export const FRR_TEMPLATE_SETS = ['netns', 'vrf-ibgp'] as const;
 export type FrrTemplateSet = (typeof FRR_TEMPLATE_SETS)[number];
