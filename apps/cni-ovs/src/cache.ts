@@ -33,21 +33,27 @@ const recordPath = (cacheDir: string, network: string, containerId: string, ifna
   join(containerDir(cacheDir, network, containerId), `${ifname}.json`);
 
 /**
- * Writes the record atomically (temporary file, fsync, rename, fsync of the directory), creating
- * its directory first. Every step is bounded in time (bounded-fs.ts); failures are FsStepErrors.
+ * Writes the record atomically (temporary file, rename), creating its directory first; `durable`
+ * adds an fsync of the file and of the directory, so that it survives a crash. Every step is
+ * bounded in time (bounded-fs.ts); failures are FsStepErrors.
  */
-export async function writeAttachment(cacheDir: string, rec: AttachmentRecord): Promise<void> {
+export async function writeAttachment(
+  cacheDir: string,
+  rec: AttachmentRecord,
+  options: { durable: boolean },
+): Promise<void> {
   const file = recordPath(cacheDir, rec.network, rec.containerId, rec.ifname);
   await makeDirectory(dirname(file));
   const tmp = `${file}.${process.pid}.tmp`;
   const fh = await fsStep('create', tmp, () => open(tmp, 'w', 0o600));
   try {
     await fsStep('write', tmp, () => fh.writeFile(JSON.stringify(rec)));
-    await fsStep('fsync', tmp, () => fh.sync());
+    if (options.durable) await fsStep('fsync', tmp, () => fh.sync());
   } finally {
     await fh.close().catch(() => undefined);
   }
   await fsStep('rename', tmp, () => rename(tmp, file));
+  if (!options.durable) return;
   const dir = await fsStep('open', dirname(file), () => open(dirname(file), 'r'));
   try {
     await fsStep('fsync', dirname(file), () => dir.sync());

@@ -169,13 +169,13 @@ async function validateInput(
   }
   const ifname = io.env['CNI_IFNAME'] ?? '';
   if (ifname) {
-    // Loaded here, not at start-up: VERSION, called before every ADD and DEL, needs no schema.
-    const { SysctlSafeInterfaceName } = await import('@fabrik/api');
-    const checked = SysctlSafeInterfaceName.safeParse(ifname);
-    if (!checked.success)
+    // Loaded here, not at start-up: VERSION, called before every ADD and DEL, needs no schema. A
+    // module of its own, so that the bundle keeps only the rule, not all of @fabrik/api.
+    const problem = (await import('./interface-name.js')).ifnameProblem(ifname);
+    if (problem)
       throw new CniError(
         CniErrorCode.invalidEnvironment,
-        `CNI_IFNAME ${JSON.stringify(abbreviate(ifname))} is invalid: ${checked.error.issues[0]?.message ?? 'not an interface name'}`,
+        `CNI_IFNAME ${JSON.stringify(abbreviate(ifname))} is invalid: ${problem}`,
       );
   }
   const config = decodeConfig(io.stdin);
