@@ -42,3 +42,7 @@ export type {
 } from './daemon.js';
 export { runAgentCli, EXIT } from './cli.js';
 export type { AgentCliSpec, AgentCommand, AgentCommandContext, AgentCommandName, CliIo } from './cli.js';
+export { createKubernetesSource } from './kube-source.js';
+export type { KubernetesSourceOptions, WatchedKind } from './kube-source.js';
+export { createNodeStatusSink } from './node-status.js';
+export type { NodeStatusSinkOptions, StatusSection } from './node-status.js';
