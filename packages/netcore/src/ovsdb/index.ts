@@ -37,6 +37,12 @@ export {
   findPorts,
   waitForOfport,
   waitForVswitchd,
+  planOvs,
+  formatOvsPlan,
+  validateOvsDesiredState,
+  ovsOwnershipConflicts,
+  applyOvsPlan,
+  reconcileOvs,
 } from './ovs/index.js';
 export type {
   OvsPortType,
@@ -48,6 +54,14 @@ export type {
   PortInfo,
   ObservedForAddPorts,
   PortOutcome,
+  OvsDesiredState,
+  OvsDesiredBridge,
+  OvsDesiredPort,
+  OvsObservedState,
+  OvsPlan,
+  OvsChange,
+  OvsOwnershipConflict,
+  ReconcileOvsOptions,
 } from './ovs/index.js';
 export {
   OvsdbError,
@@ -61,6 +75,7 @@ export {
   OvsdbConflictError,
   OvsdbInvalidInputError,
   OvsInterfaceError,
+  OvsdbNotConvergedError,
   isOvsdbError,
   isOvsdbConnectionError,
   isOvsdbTimeoutError,
@@ -74,6 +89,7 @@ export {
   isOvsdbConflictError,
   isOvsdbInvalidInputError,
   isOvsInterfaceError,
+  isOvsdbNotConvergedError,
 } from './errors.js';
 export type { OvsdbOperationErrorKind } from './errors.js';
 export { uuid, namedUuid, set, map, isUuidString, JsonStreamDecoder } from './wire/index.js';
