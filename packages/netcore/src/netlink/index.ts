@@ -56,7 +56,10 @@ export {
   InterfaceSysctlsSchema,
   ADDR_GEN_MODES,
   ROUTE_SCOPES,
+  ROUTE_PROTOCOLS,
+  routeProtocolNumber,
 } from './objects.js';
+export { desiredRouteKey, observedRouteKey } from './plan-routes.js';
 export type {
   AddressSpec,
   RouteSpec,
