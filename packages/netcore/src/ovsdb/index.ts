@@ -37,6 +37,7 @@ export {
   findPorts,
   waitForOfport,
   waitForVswitchd,
+  OVS_STATE_COLUMNS,
   planOvs,
   formatOvsPlan,
   validateOvsDesiredState,

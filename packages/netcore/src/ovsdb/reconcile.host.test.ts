@@ -5,6 +5,7 @@ import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   OVS_OWNER_KEY,
+  OVS_STATE_COLUMNS,
   connectOvsdb,
   formatOvsPlan,
   isOvsdbOwnershipError,
@@ -23,7 +24,8 @@ beforeAll(async () => {
   switchNs = await createTempNetns('fovr-');
   ovs = await startOvs({ netns: switchNs.name });
   client = await connectOvsdb(ovs.endpoint, { reconnect: { initialDelayMs: 50, maxDelayMs: 500 } });
-  await client.monitor();
+  // Only the columns the planner reads: proves the list is enough.
+  await client.monitor(OVS_STATE_COLUMNS);
 });
 afterAll(async () => {
   await client?.close();

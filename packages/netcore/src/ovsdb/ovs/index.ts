@@ -15,7 +15,13 @@ export type {
   PortOutcome,
 } from './ports.js';
 export { waitForOfport, waitForVswitchd } from './vswitchd.js';
-export { planOvs, formatOvsPlan, validateOvsDesiredState, ovsOwnershipConflicts } from './state.js';
+export {
+  OVS_STATE_COLUMNS,
+  planOvs,
+  formatOvsPlan,
+  validateOvsDesiredState,
+  ovsOwnershipConflicts,
+} from './state.js';
 export type {
   OvsDesiredState,
   OvsDesiredBridge,

@@ -6,6 +6,7 @@ import { InterfaceName, VlanId } from '@fabrik/api';
 import { OvsdbInvalidInputError, OvsdbOwnershipError, OvsdbProtocolError } from '../errors.js';
 import type { BridgeRow, InterfaceRow, OpenVSwitchRow, PortRow } from '../model/index.js';
 import { insert, where, type RowInput } from '../ops/index.js';
+import type { MonitorTables } from '../client/index.js';
 import type { Operation } from '../wire/index.js';
 import { OVS_OWNER_KEY, ownerOf, stillOwned } from './ownership.js';
 import type { OvsPortType, OvsVlanMode } from './ports.js';
@@ -100,6 +101,27 @@ export interface OvsOwnershipConflict {
   /** Its `fabrik-owner`, if any. */
   readonly foundOwner: string | undefined;
 }
+
+/**
+ * The columns {@link planOvs} reads: `client.monitor(OVS_STATE_COLUMNS)` keeps the cache it plans
+ * from without the statistics and status columns ovs-vswitchd rewrites every few seconds.
+ */
+export const OVS_STATE_COLUMNS = {
+  Open_vSwitch: { columns: ['bridges'] },
+  Bridge: {
+    columns: [
+      'name',
+      'ports',
+      'datapath_type',
+      'fail_mode',
+      'mcast_snooping_enable',
+      'other_config',
+      'external_ids',
+    ],
+  },
+  Port: { columns: ['name', 'interfaces', 'tag', 'trunks', 'vlan_mode', 'external_ids'] },
+  Interface: { columns: ['name', 'type', 'options', 'mtu_request', 'ofport', 'error', 'external_ids'] },
+} as const satisfies MonitorTables;
 
 const INTERFACE_TYPE: Readonly<Record<OvsPortType, string>> = {
   system: '',
