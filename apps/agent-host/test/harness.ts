@@ -1,0 +1,274 @@
+// Runs agent-host as a real process inside a throwaway "node" namespace with a private Open vSwitch
+// (userspace datapath), as the host tests need it: config file, intent file, logs, kill -9.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { writeIntentFile, type IntentObject } from '@fabrik/agent-runtime';
+import { runCommand } from '@fabrik/netcore';
+import { createTempNetns, startOvs, type OvsInstance, type TempNetns } from '@fabrik/testkit';
+
+const REPO = new URL('../../../', import.meta.url).pathname;
+const CLI = new URL('../src/cli.ts', import.meta.url).pathname;
+export const NODE_NAME = 'node-a';
+export const API_VERSION = 'network.fabrik.dev/v1alpha1';
+
+export const layer2 = (name: string, spec: Record<string, unknown>): IntentObject => ({
+  apiVersion: API_VERSION,
+  kind: 'Layer2Network',
+  metadata: { name },
+  spec,
+});
+export const nodeDoc = (labels: Record<string, string>): IntentObject => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name: NODE_NAME, labels },
+});
+
+export interface LogLine {
+  readonly msg?: string;
+  readonly level?: number;
+  readonly [key: string]: unknown;
+}
+
+export interface AgentProcess {
+  readonly child: ChildProcess;
+  readonly logs: LogLine[];
+  /** Resolves with the exit code, or the signal name. */
+  readonly exited: Promise<number | string>;
+  /** Waits for a log line matching `predicate` (after `from`, an index into logs). */
+  waitForLog(
+    what: string,
+    predicate: (l: LogLine) => boolean,
+    options?: { from?: number; timeoutMs?: number },
+  ): Promise<LogLine>;
+  stop(): Promise<void>;
+  kill9(): Promise<void>;
+}
+
+export interface HostSandbox {
+  readonly node: TempNetns;
+  readonly ovs: OvsInstance;
+  readonly dir: string;
+  readonly stateDir: string;
+  readonly intentFile: string;
+  readonly configPath: string;
+  writeConfig(config: Record<string, unknown>): Promise<void>;
+  writeIntent(objects: readonly IntentObject[]): Promise<void>;
+  start(env?: Record<string, string>): Promise<AgentProcess>;
+  /** `fabrik-agent-host <command> --config <configPath>` to completion; `code` is the exit code or the signal's name. */
+  cli(
+    command: string,
+    env?: Record<string, string>,
+  ): Promise<{ code: number | string; stdout: string; stderr: string }>;
+  vsctl(...args: string[]): Promise<string>;
+  /** SIGTERM to every agent still running (a failed test may leave one behind). */
+  stopAgents(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function createHostSandbox(prefix = 'fah-'): Promise<HostSandbox> {
+  const node = await createTempNetns(prefix);
+  const ovs = await startOvs({ netns: node.name });
+  const dir = await mkdtemp(join(tmpdir(), 'fabrik-agent-host-'));
+  const stateDir = join(dir, 'state');
+  await mkdir(stateDir);
+  const intentFile = join(dir, 'intent.yaml');
+  const configPath = join(dir, 'agent-host.yaml');
+  const agents: AgentProcess[] = [];
+  const nodeArgs = (args: string[]) => [
+    'netns',
+    'exec',
+    node.name,
+    process.execPath,
+    '--conditions=@fabrik/source',
+    '--import',
+    'tsx',
+    CLI,
+    ...args,
+  ];
+
+  const start = async (env: Record<string, string> = {}): Promise<AgentProcess> => {
+    const child = spawn('ip', nodeArgs(['run', '--config', configPath]), {
+      cwd: REPO,
+      env: { ...process.env, LOG_LEVEL: 'debug', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const logs: LogLine[] = [];
+    let partial = '';
+    let stderr = '';
+    const waiters = new Set<() => void>();
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        try {
+          logs.push(JSON.parse(line) as LogLine);
+        } catch {
+          logs.push({ msg: line });
+        }
+      }
+      for (const w of waiters) w();
+    });
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const exited = new Promise<number | string>((resolve) =>
+      child.on('exit', (code, signal) => resolve(signal ?? code ?? -1)),
+    );
+    let done = false;
+    void exited.then(() => {
+      done = true;
+      for (const w of waiters) w();
+    });
+    const agent: AgentProcess = {
+      child,
+      logs,
+      exited,
+      waitForLog: (what, predicate, options = {}) =>
+        new Promise<LogLine>((resolve, reject) => {
+          const check = () => {
+            const hit = logs.slice(options.from ?? 0).find(predicate);
+            if (hit) {
+              cleanup();
+              resolve(hit);
+            } else if (done) {
+              cleanup();
+              reject(new Error(`agent exited before ${what}; stderr: ${stderr.slice(-2000)}`));
+            }
+          };
+          const timer = setTimeout(() => {
+            cleanup();
+            reject(
+              new Error(
+                `timed out waiting for ${what}; last logs: ${JSON.stringify(logs.slice(-5))}; stderr: ${stderr.slice(-1000)}`,
+              ),
+            );
+          }, options.timeoutMs ?? 30_000);
+          const cleanup = () => {
+            clearTimeout(timer);
+            waiters.delete(check);
+          };
+          waiters.add(check);
+          check();
+        }),
+      async stop() {
+        if (!done) child.kill('SIGTERM');
+        await exited;
+      },
+      async kill9() {
+        if (!done) child.kill('SIGKILL');
+        await exited;
+      },
+    };
+    agents.push(agent);
+    return agent;
+  };
+
+  return {
+    node,
+    ovs,
+    dir,
+    stateDir,
+    intentFile,
+    configPath,
+    writeConfig: (config) =>
+      writeFile(
+        configPath,
+        stringify({
+          nodeName: NODE_NAME,
+          ovsdbSocket: ovs.endpoint,
+          datapathType: 'netdev',
+          source: { kind: 'file', path: intentFile },
+          stateDir,
+          metricsAddress: '127.0.0.1:0',
+          healthAddress: '127.0.0.1:0',
+          ...config,
+        }),
+      ),
+    writeIntent: (objects) => writeIntentFile(intentFile, objects),
+    start,
+    async cli(command, env = {}) {
+      try {
+        const r = await runCommand('ip', nodeArgs([command, '--config', configPath]), {
+          cwd: REPO,
+          timeoutMs: 120_000,
+          env: { ...process.env, ...env },
+        });
+        return { code: 0, stdout: r.stdout, stderr: r.stderr };
+      } catch (e) {
+        const err = e as {
+          exitCode?: number | null;
+          signal?: string | null;
+          stdout?: string;
+          stderr?: string;
+        };
+        const code = typeof err.exitCode === 'number' ? err.exitCode : err.signal;
+        if (code === undefined || code === null) throw e;
+        return { code, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
+      }
+    },
+    vsctl: (...args) => ovs.vsctl('--no-wait', ...args),
+    async stopAgents() {
+      for (const a of agents) await a.stop();
+    },
+    async destroy() {
+      for (const a of agents) await a.kill9();
+      await ovs.stop();
+      await node.destroy();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The JSON of `ip -j ARGS` inside the namespace. */
+export async function ipJson<T = Record<string, unknown>[]>(ns: TempNetns, ...args: string[]): Promise<T> {
+  return JSON.parse(await ns.ip('-j', ...args)) as T;
+}
+
+export const readJson = async (path: string): Promise<unknown> => JSON.parse(await readFile(path, 'utf8'));
+
+/** Kills ovs-vswitchd (SIGKILL: no cleanup) and starts it again on the same database. */
+export async function restartVswitchd(sb: HostSandbox): Promise<void> {
+  const pidfile = join(sb.ovs.dir, 'vs.pid');
+  const pid = Number((await readFile(pidfile, 'utf8')).trim());
+  process.kill(pid, 'SIGKILL');
+  await until('ovs-vswitchd to exit', async () => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  await runCommand('ip', [
+    'netns',
+    'exec',
+    sb.node.name,
+    'ovs-vswitchd',
+    sb.ovs.endpoint,
+    `--unixctl=${join(sb.ovs.dir, 'vs.ctl')}`,
+    `--pidfile=${pidfile}`,
+    `--log-file=${join(sb.ovs.dir, 'vs.log')}`,
+    '--detach',
+  ]);
+}
