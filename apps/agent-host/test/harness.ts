@@ -56,7 +56,8 @@ export interface HostSandbox {
   readonly configPath: string;
   writeConfig(config: Record<string, unknown>): Promise<void>;
   writeIntent(objects: readonly IntentObject[]): Promise<void>;
-  start(env?: Record<string, string>): Promise<AgentProcess>;
+  /** Starts `run`; `rootNetns`: in this machine's namespace (to reach a test API server on 127.0.0.1). */
+  start(env?: Record<string, string>, options?: { rootNetns?: boolean }): Promise<AgentProcess>;
   /** `fabrik-agent-host <command> --config <configPath>` to completion; `code` is the exit code or the signal's name. */
   cli(
     command: string,
@@ -97,10 +98,7 @@ export async function createHostSandbox(prefix = 'fah-'): Promise<HostSandbox> {
   const intentFile = join(dir, 'intent.yaml');
   const configPath = join(dir, 'agent-host.yaml');
   const agents: AgentProcess[] = [];
-  const nodeArgs = (args: string[]) => [
-    'netns',
-    'exec',
-    node.name,
+  const agentArgs = (args: string[]) => [
     process.execPath,
     '--conditions=@fabrik/source',
     '--import',
@@ -108,9 +106,16 @@ export async function createHostSandbox(prefix = 'fah-'): Promise<HostSandbox> {
     CLI,
     ...args,
   ];
+  const nodeArgs = (args: string[]) => ['netns', 'exec', node.name, ...agentArgs(args)];
 
-  const start = async (env: Record<string, string> = {}): Promise<AgentProcess> => {
-    const child = spawn('ip', nodeArgs(['run', '--config', configPath]), {
+  const start = async (
+    env: Record<string, string> = {},
+    options: { rootNetns?: boolean } = {},
+  ): Promise<AgentProcess> => {
+    const [file, ...argv] = options.rootNetns
+      ? agentArgs(['run', '--config', configPath])
+      : ['ip', ...nodeArgs(['run', '--config', configPath])];
+    const child = spawn(file!, argv, {
       cwd: REPO,
       env: { ...process.env, LOG_LEVEL: 'debug', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 // Measuring probes for the single-NIC tests: a ping that runs while the agent works (its replies
 // tell how long the path was gone), and `ip monitor route` (when the default route was missing).
-import { spawn } from 'node:child_process';
+import { startCommand } from '@fabrik/netcore';
 
 export interface PingProbe {
   /** Stops the ping and returns what it saw. */
@@ -18,16 +18,20 @@ export interface PingResult {
 
 /** `ping -i INTERVAL TARGET` inside `netns` until stopped. */
 export function startPing(netns: string, target: string, intervalMs = 20): PingProbe {
-  const child = spawn('ip', ['netns', 'exec', netns, 'ping', '-n', '-i', String(intervalMs / 1000), target], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
   let out = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  const ping = startCommand(
+    'ip',
+    ['netns', 'exec', netns, 'ping', '-n', '-i', String(intervalMs / 1000), target],
+    {
+      onOutput: (text, stream) => {
+        if (stream === 'stdout') out += text;
+      },
+    },
+  );
   return {
     async stop() {
-      child.kill('SIGINT');
-      await exited;
+      ping.kill('SIGINT');
+      await ping.exited;
       const answered = new Set<number>();
       for (const m of out.matchAll(/icmp_seq=(\d+)/g)) answered.add(Number(m[1]));
       const sent = Number(/(\d+) packets transmitted/.exec(out)?.[1] ?? 0);
@@ -49,15 +53,12 @@ export interface RouteMonitor {
  * their metric (the kernel's key there). A `route replace` shows as one new route and no deletion.
  */
 export function startRouteMonitor(netns: string, initialMetrics: readonly number[] = [0]): RouteMonitor {
-  const child = spawn('ip', ['netns', 'exec', netns, 'ip', '-4', 'monitor', 'route'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
   const events: string[] = [];
   const present = new Set(initialMetrics);
   let lostAt: number | undefined;
   let longest = 0;
   let partial = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+  const onChunk = (chunk: string) => {
     const lines = (partial + chunk).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
@@ -74,12 +75,16 @@ export function startRouteMonitor(netns: string, initialMetrics: readonly number
         present.add(metric);
       }
     }
+  };
+  const monitor = startCommand('ip', ['netns', 'exec', netns, 'ip', '-4', 'monitor', 'route'], {
+    onOutput: (text, stream) => {
+      if (stream === 'stdout') onChunk(text);
+    },
   });
-  const exited = new Promise<void>((r) => child.on('exit', () => r()));
   return {
     async stop() {
-      child.kill('SIGTERM');
-      await exited;
+      monitor.kill('SIGTERM');
+      await monitor.exited;
       if (present.size === 0 && lostAt !== undefined) longest = Math.max(longest, performance.now() - lostAt);
       return { longestWithoutDefaultMs: Math.round(longest), events };
     },
