@@ -75,6 +75,8 @@ export interface HostPass {
     readonly gapMs: number;
   }[];
   readonly watched: WatchedNames;
+  /** This pass needed Open vSwitch (bridges configured or a migration under way). */
+  readonly neededOvs: boolean;
 }
 
 const bridgesOf = (config: AgentHostConfig) =>
@@ -83,11 +85,27 @@ const bridgesOf = (config: AgentHostConfig) =>
     nics: b.physicalInterfaces.map(physicalInterfaceName),
   }));
 
-function requireClient(ovs: OvsConnection): OvsdbClient {
+/**
+ * The OVSDB client, or undefined when OVS is not needed (no bridge configured, no migration under
+ * way) and not reachable: a node that only uses `attach: kernel` runs without Open vSwitch. Owned
+ * rows left from an older configuration are removed once OVSDB answers again.
+ */
+function ovsClient(ovs: OvsConnection, needed: boolean): OvsdbClient | undefined {
   const client = ovs.client();
-  if (!client || !ovs.ready()) throw new Error(ovs.problem() ?? 'ovsdb is not ready');
-  return client;
+  if (client && ovs.ready()) return client;
+  if (needed) throw new Error(ovs.problem() ?? 'ovsdb is not ready');
+  return undefined;
 }
+
+/** Stands for the database when OVS is not there: nothing observed, nothing owned. */
+const NO_OVS = {
+  Open_vSwitch: new Map(),
+  Bridge: new Map(),
+  Port: new Map(),
+  Interface: new Map(),
+} as const;
+const needsOvs = (desired: OvsDesiredState, decisions: readonly MigrationDecision[]) =>
+  desired.bridges.length > 0 || decisions.length > 0;
 
 /** The migrations as desiredHost sees them, from this pass's decisions and journals. */
 function migrationStates(decisions: readonly MigrationDecision[]): Map<string, BridgeMigration> {
@@ -114,9 +132,9 @@ function migrationStates(decisions: readonly MigrationDecision[]): Map<string, B
 /** The desired OVS state without the bridges and ports foreign rows hold (each one reported). */
 function withoutConflicts(
   desired: OvsDesiredState,
-  client: OvsdbClient,
+  client: OvsdbClient | undefined,
 ): { ovs: OvsDesiredState; problems: string[] } {
-  const conflicts = ovsOwnershipConflicts(desired, client.cache);
+  const conflicts = ovsOwnershipConflicts(desired, client?.cache ?? NO_OVS);
   const problems = conflicts.map(
     (c) =>
       `${c.table === 'Bridge' ? 'bridge' : 'port'} ${c.name} exists and is not agent-host's (${
@@ -146,7 +164,8 @@ function withoutForeignBridges(
 }
 
 /** Interface errors ovs-vswitchd reports for agent-host's ports (a NIC that does not exist, ...). */
-function interfaceProblems(client: OvsdbClient, desired: OvsDesiredState): string[] {
+function interfaceProblems(client: OvsdbClient | undefined, desired: OvsDesiredState): string[] {
+  if (!client) return [];
   const wanted = new Set(desired.bridges.flatMap((b) => [b.name, ...b.ports.map((p) => p.name)]));
   const out: string[] = [];
   for (const iface of client.cache.Interface.values())
@@ -155,7 +174,8 @@ function interfaceProblems(client: OvsdbClient, desired: OvsDesiredState): strin
   return out.sort();
 }
 
-function ownedCounts(client: OvsdbClient, kernelVlans: number): HostOutcome['owned'] {
+function ownedCounts(client: OvsdbClient | undefined, kernelVlans: number): HostOutcome['owned'] {
+  if (!client) return { ovsBridge: 0, ovsPort: 0, vlan: kernelVlans };
   const mine = (ids: Readonly<Record<string, string>>) => ids[OVS_OWNER_KEY] === OWNER;
   const bridges = [...client.cache.Bridge.values()].filter((b) => mine(b.external_ids));
   const localPorts = new Set(bridges.map((b) => b.name));
@@ -218,11 +238,12 @@ export async function reconcileHost(
 ): Promise<HostPass> {
   const { logger, netlink, journals } = ctx;
   const cleanup = options.cleanup ?? false;
-  const client = requireClient(ctx.ovs);
   let observed = await observe(netlink);
   const stored = await journals.loadAll();
   const computed = computeDesired(ctx, snapshot, observed, stored, cleanup);
   const { desired, objectErrors, problems } = computed;
+  const neededOvs = needsOvs(desired.ovs, computed.decisions);
+  const client = ovsClient(ctx.ovs, neededOvs);
   const { ovs, problems: ownership } = withoutConflicts(desired.ovs, client);
   problems.push(...ownership);
   const decisions = withoutForeignBridges(computed.decisions, ovs);
@@ -274,11 +295,12 @@ export async function reconcileHost(
   }
 
   // 2. OVS: one transaction.
-  const ovsPlan = await reconcileOvs(client, ovs);
-  if (ovsPlan.changes.length > 0) logger.info({ changes: formatOvsPlan(ovsPlan) }, 'ovs: applied');
+  const ovsPlan = client ? await reconcileOvs(client, ovs) : undefined;
+  if (ovsPlan && ovsPlan.changes.length > 0) logger.info({ changes: formatOvsPlan(ovsPlan) }, 'ovs: applied');
 
   // 3. ovs-vswitchd has taken the NIC (and made the local port), or let it go.
   for (const [i, j] of active.entries()) {
+    if (!client) break; // unreachable: a migration needs OVS (ovsClient threw)
     if (j.step === 'begin') {
       await waitForOfport(client, j.bridge, { timeoutMs: ctx.vswitchdTimeoutMs });
       await waitForOfport(client, j.nic, { timeoutMs: ctx.vswitchdTimeoutMs });
@@ -344,12 +366,13 @@ export async function reconcileHost(
   return {
     outcome,
     counts: {
-      ovsChanges: ovsPlan.changes.length,
+      ovsChanges: ovsPlan?.changes.length ?? 0,
       netlinkOps: vlanPlan.plan.ops.length + ups.length,
       trunkVlans: desired.trunkVlans.length,
       migrations: migrated.length,
     },
     moves,
+    neededOvs,
     watched: {
       links: new Set([
         ...ovs.bridges.flatMap((b) => [b.name, ...b.ports.map((p) => p.name)]),
@@ -367,10 +390,10 @@ export async function planHost(
   ctx: HostAgentContext,
   snapshot: IntentSnapshot,
 ): Promise<{ changes: string[]; notes: string[] }> {
-  const client = requireClient(ctx.ovs);
   const observed = await observe(ctx.netlink);
   const stored = await ctx.journals.loadAll();
   const computed = computeDesired(ctx, snapshot, observed, stored, false);
+  const client = ovsClient(ctx.ovs, needsOvs(computed.desired.ovs, computed.decisions));
   const { ovs, problems: ownership } = withoutConflicts(computed.desired.ovs, client);
   const { desired } = computed;
   const decisions = withoutForeignBridges(computed.decisions, ovs);
@@ -395,7 +418,7 @@ export async function planHost(
         changes.push(...planMove(d.journal, observed).map((op) => `ip ${batchOpArgs(op).join(' ')}`));
     }
   }
-  changes.push(...formatOvsPlan(planOvs(ovs, client.cache)).map((l) => `ovs-vsctl ${l}`));
+  if (client) changes.push(...formatOvsPlan(planOvs(ovs, client.cache)).map((l) => `ovs-vsctl ${l}`));
   changes.push(
     ...formatPlan(planNetlink({ owner: OWNER, links: [...desired.kernelVlans] }, observed)).map(
       (l) => `ip ${l}`,

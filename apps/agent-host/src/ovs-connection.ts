@@ -84,9 +84,19 @@ export function openOvsConnection(options: OvsConnectionOptions): OvsConnection 
   };
 }
 
-/** For one-shot commands (`plan`, `cleanup`): connect now (no retry) and read the tables once. */
+/**
+ * For one-shot commands (`plan`, `cleanup`): connect now (no retry) and read the tables once. An
+ * unreachable OVSDB gives a connection that is not ready (`problem()` says why): a node without
+ * Open vSwitch has nothing there to plan or clean.
+ */
 export async function connectOvsOnce(endpoint: string, logger: Logger): Promise<OvsConnection> {
-  const client = await connectOvsdb(endpoint, { logger, timeoutMs: 10_000 });
+  let client: OvsdbClient;
+  try {
+    client = await connectOvsdb(endpoint, { logger, timeoutMs: 10_000 });
+  } catch (e) {
+    const why = `ovsdb ${endpoint}: ${e instanceof Error ? e.message : String(e)}`;
+    return { client: () => undefined, ready: () => false, problem: () => why, close: async () => {} };
+  }
   try {
     await client.monitor(OVS_STATE_COLUMNS);
   } catch (e) {

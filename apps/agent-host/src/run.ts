@@ -142,6 +142,9 @@ export async function runAgent(
     : undefined;
   await relay?.start();
 
+  // /healthz fails on an unreachable OVSDB only while OVS is needed: a node that only uses
+  // `attach: kernel` runs without Open vSwitch.
+  let ovsNeeded = config.secondaryNetwork.ovsBridges.length > 0;
   let conditions: readonly Condition[] | undefined;
   const report = async (outcome: HostOutcome) => {
     const { section, transitioned, condition } = hostSection(outcome, conditions, new Date());
@@ -179,6 +182,7 @@ export async function runAgent(
     try {
       const pass = await reconcileHost(ctx, snapshot, { signal });
       watched = pass.watched;
+      ovsNeeded = pass.neededOvs;
       for (const m of pass.moves) {
         const direction = m.kind === 'migrated' ? 'to_bridge' : 'to_nic';
         movesTotal.inc({ direction });
@@ -238,7 +242,7 @@ export async function runAgent(
       healthChecks: {
         ovsdb: async () => {
           const problem = ovs.problem();
-          if (problem) throw new Error(problem);
+          if (problem && ovsNeeded) throw new Error(problem);
         },
       },
     });

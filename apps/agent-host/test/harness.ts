@@ -1,12 +1,11 @@
 // Runs agent-host as a real process inside a throwaway "node" namespace with a private Open vSwitch
 // (userspace datapath), as the host tests need it: config file, intent file, logs, kill -9.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { writeIntentFile, type IntentObject } from '@fabrik/agent-runtime';
-import { runCommand } from '@fabrik/netcore';
+import { runCommand, startCommand, type StartedCommand } from '@fabrik/netcore';
 import { createTempNetns, startOvs, type OvsInstance, type TempNetns } from '@fabrik/testkit';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
@@ -33,7 +32,7 @@ export interface LogLine {
 }
 
 export interface AgentProcess {
-  readonly child: ChildProcess;
+  readonly command: StartedCommand;
   readonly logs: LogLine[];
   /** Resolves with the exit code, or the signal name. */
   readonly exited: Promise<number | string>;
@@ -49,6 +48,7 @@ export interface AgentProcess {
 
 export interface HostSandbox {
   readonly node: TempNetns;
+  /** The private Open vSwitch (throws when the sandbox was created without one). */
   readonly ovs: OvsInstance;
   readonly dir: string;
   readonly stateDir: string;
@@ -89,9 +89,14 @@ export async function until<T>(
   }
 }
 
-export async function createHostSandbox(prefix = 'fah-'): Promise<HostSandbox> {
+export async function createHostSandbox(
+  prefix = 'fah-',
+  options: { readonly withOvs?: boolean } = {},
+): Promise<HostSandbox> {
   const node = await createTempNetns(prefix);
-  const ovs = await startOvs({ netns: node.name });
+  const ovsInstance = options.withOvs === false ? undefined : await startOvs({ netns: node.name });
+  // Without Open vSwitch the agent is pointed at a socket nobody listens on.
+  const ovsEndpoint = ovsInstance?.endpoint ?? 'unix:/nonexistent/fabrik-test/db.sock';
   const dir = await mkdtemp(join(tmpdir(), 'fabrik-agent-host-'));
   const stateDir = join(dir, 'state');
   await mkdir(stateDir);
@@ -115,38 +120,38 @@ export async function createHostSandbox(prefix = 'fah-'): Promise<HostSandbox> {
     const [file, ...argv] = options.rootNetns
       ? agentArgs(['run', '--config', configPath])
       : ['ip', ...nodeArgs(['run', '--config', configPath])];
-    const child = spawn(file!, argv, {
-      cwd: REPO,
-      env: { ...process.env, LOG_LEVEL: 'debug', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
     const logs: LogLine[] = [];
     let partial = '';
     let stderr = '';
     const waiters = new Set<() => void>();
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        try {
-          logs.push(JSON.parse(line) as LogLine);
-        } catch {
-          logs.push({ msg: line });
+    const command = startCommand(file!, argv, {
+      cwd: REPO,
+      env: { ...process.env, LOG_LEVEL: 'debug', ...env },
+      onOutput: (text, stream) => {
+        if (stream === 'stderr') {
+          stderr += text;
+          return;
         }
-      }
-      for (const w of waiters) w();
+        const lines = (partial + text).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) {
+          try {
+            logs.push(JSON.parse(line) as LogLine);
+          } catch {
+            logs.push({ msg: line });
+          }
+        }
+        for (const w of waiters) w();
+      },
     });
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const exited = new Promise<number | string>((resolve) =>
-      child.on('exit', (code, signal) => resolve(signal ?? code ?? -1)),
-    );
+    const exited = command.exited.then((e) => e.signal ?? e.exitCode ?? -1);
     let done = false;
     void exited.then(() => {
       done = true;
       for (const w of waiters) w();
     });
     const agent: AgentProcess = {
-      child,
+      command,
       logs,
       exited,
       waitForLog: (what, predicate, options = {}) =>
@@ -177,11 +182,11 @@ export async function createHostSandbox(prefix = 'fah-'): Promise<HostSandbox> {
           check();
         }),
       async stop() {
-        if (!done) child.kill('SIGTERM');
+        if (!done) command.kill('SIGTERM');
         await exited;
       },
       async kill9() {
-        if (!done) child.kill('SIGKILL');
+        if (!done) command.kill('SIGKILL');
         await exited;
       },
     };
@@ -191,7 +196,10 @@ export async function createHostSandbox(prefix = 'fah-'): Promise<HostSandbox> {
 
   return {
     node,
-    ovs,
+    get ovs(): OvsInstance {
+      if (!ovsInstance) throw new Error('this sandbox has no Open vSwitch');
+      return ovsInstance;
+    },
     dir,
     stateDir,
     intentFile,
@@ -201,7 +209,7 @@ export async function createHostSandbox(prefix = 'fah-'): Promise<HostSandbox> {
         configPath,
         stringify({
           nodeName: NODE_NAME,
-          ovsdbSocket: ovs.endpoint,
+          ovsdbSocket: ovsEndpoint,
           datapathType: 'netdev',
           source: { kind: 'file', path: intentFile },
           stateDir,
@@ -232,13 +240,16 @@ export async function createHostSandbox(prefix = 'fah-'): Promise<HostSandbox> {
         return { code, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
       }
     },
-    vsctl: (...args) => ovs.vsctl('--no-wait', ...args),
+    vsctl: (...args) => {
+      if (!ovsInstance) throw new Error('this sandbox has no Open vSwitch');
+      return ovsInstance.vsctl('--no-wait', ...args);
+    },
     async stopAgents() {
       for (const a of agents) await a.stop();
     },
     async destroy() {
       for (const a of agents) await a.kill9();
-      await ovs.stop();
+      await ovsInstance?.stop();
       await node.destroy();
       await rm(dir, { recursive: true, force: true });
     },
