@@ -12,6 +12,7 @@ export {
   withFileLock,
   FileLockTimeoutError,
   isFileLockTimeoutError,
+  streamLines,
 } from './exec/index.js';
 export type {
   RunOptions,
@@ -21,6 +22,8 @@ export type {
   CommandExit,
   FileLock,
   LockFileOptions,
+  LineStream,
+  StreamExit,
 } from './exec/index.js';
 export {
   NETNS_RUN_DIR,

@@ -106,7 +106,10 @@ function failingRunner(stderr: string): NetnsRunner & { inputs: string[] } {
     inputs.push(input ?? '');
     return Promise.reject(new CommandError(['ip', ...args], 1, stderr, ''));
   };
-  return { netns: 'pod', inputs, ip: fail, bridge: fail, sysctl: fail };
+  const ipStream = () => {
+    throw new Error('not used by batches');
+  };
+  return { netns: 'pod', inputs, ip: fail, bridge: fail, sysctl: fail, ipStream };
 }
 
 describe('a failing batch line is mapped back to its operation', () => {

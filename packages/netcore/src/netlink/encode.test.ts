@@ -11,6 +11,9 @@ import {
   type KernelFeatureMissingError,
 } from './errors.js';
 import { canonicalIp } from './ip-text.js';
+import { decodeLinkDump } from './decode/link.js';
+import { decodeRouteDump } from './decode/route.js';
+import { routeProtocolNumber } from './objects.js';
 import { isOwnedBy, ownershipMark } from './ownership.js';
 
 describe('link encoders', () => {
@@ -72,6 +75,64 @@ describe('link encoders', () => {
     expect(fdbArgs('add', { dev: 'vx0', mac: '02:00:00:00:00:01' }).join(' ')).toBe(
       'fdb replace 02:00:00:00:00:01 dev vx0 master static',
     );
+  });
+
+  it('keeps the flags a network manager sets: noprefixroute on addresses, onlink on gateways', () => {
+    expect(addrArgs('add', 'br-ex', { address: '10.0.0.2/24', noprefixroute: true }).join(' ')).toBe(
+      'addr add 10.0.0.2/24 dev br-ex noprefixroute',
+    );
+    expect(addrArgs('del', 'eth0', { address: '10.0.0.2/24', noprefixroute: true }).join(' ')).toBe(
+      'addr del 10.0.0.2/24 dev eth0',
+    );
+    const hetzner = { dst: 'default', via: '172.31.1.1', dev: 'br-ex', onlink: true, protocol: 16 } as const;
+    expect(routeArgs('replace', hetzner).join(' ')).toBe(
+      'route replace default via 172.31.1.1 dev br-ex proto 16 onlink',
+    );
+    expect(routeArgs('del', hetzner).join(' ')).toBe('route del default via 172.31.1.1 dev br-ex proto 16');
+  });
+
+  it('decodes onlink gateways and noprefixroute addresses, and names route protocols by number', () => {
+    const [route] = decodeRouteDump(
+      JSON.stringify([
+        {
+          dst: 'default',
+          gateway: '10.9.0.1',
+          dev: 'd0',
+          protocol: 'dhcp',
+          metric: 100,
+          flags: ['onlink', 'linkdown'],
+        },
+      ]),
+      'inet',
+    );
+    expect(route).toMatchObject({
+      dst: 'default',
+      via: '10.9.0.1',
+      protocol: 'dhcp',
+      onlink: true,
+      metric: 100,
+    });
+    const [link] = decodeLinkDump(
+      JSON.stringify([
+        {
+          ifindex: 3,
+          ifname: 'd0',
+          flags: ['UP'],
+          mtu: 1500,
+          addr_info: [
+            { family: 'inet', local: '10.9.0.2', prefixlen: 24, scope: 'global', noprefixroute: true },
+          ],
+        },
+      ]),
+    );
+    expect(link?.addresses).toEqual([
+      { address: '10.9.0.2/24', family: 'inet', nodad: false, noprefixroute: true, scope: 'global' },
+    ]);
+    expect(routeProtocolNumber('dhcp')).toBe(16);
+    expect(routeProtocolNumber('boot')).toBe(3);
+    expect(routeProtocolNumber('249')).toBe(249);
+    expect(routeProtocolNumber('toString')).toBeUndefined();
+    expect(routeProtocolNumber('300')).toBeUndefined();
   });
 
   it('recreates only for kind attributes the kernel cannot change, comparing addresses as the kernel does', () => {

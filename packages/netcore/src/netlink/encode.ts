@@ -14,7 +14,7 @@ import type { LinkSetChanges, Plan, PlanOp } from './plan-ops.js';
 // Pure encoders: spec -> iproute2 arguments. The same arguments are run as one command (verbs)
 // or written as one line of `ip -batch -` (apply).
 
-/** `addr add|replace|del ADDRESS dev DEV [nodad]` */
+/** `addr add|replace|del ADDRESS dev DEV [nodad] [noprefixroute]` */
 export const addrArgs = (verb: 'add' | 'replace' | 'del', dev: string, a: AddressSpec): string[] => [
   'addr',
   verb,
@@ -22,9 +22,10 @@ export const addrArgs = (verb: 'add' | 'replace' | 'del', dev: string, a: Addres
   'dev',
   dev,
   ...(verb !== 'del' && a.nodad ? ['nodad'] : []),
+  ...(verb !== 'del' && a.noprefixroute ? ['noprefixroute'] : []),
 ];
 
-/** `route add|replace|del [TYPE] DST [via GW] [dev DEV] [src SRC] [table T] [tos 0xT] [metric M] [proto P] [scope S] [mtu N] [advmss N]` */
+/** `route add|replace|del [TYPE] DST [via GW] [dev DEV] [src SRC] [table T] [tos 0xT] [metric M] [proto P] [scope S] [mtu N] [advmss N] [onlink]` */
 export function routeArgs(verb: 'add' | 'replace' | 'del', r: RouteSpec): string[] {
   const type = r.type ?? 'unicast';
   // `-6` cannot appear inside a batch line: an IPv6 default route is written as ::/0.
@@ -45,6 +46,7 @@ export function routeArgs(verb: 'add' | 'replace' | 'del', r: RouteSpec): string
     ...opt('scope', r.scope),
     ...opt('mtu', r.mtu),
     ...opt('advmss', r.advmss),
+    ...(r.onlink && verb !== 'del' ? ['onlink'] : []),
   ];
 }
 

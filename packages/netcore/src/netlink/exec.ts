@@ -1,4 +1,5 @@
 import { runCommand, type RunResult } from '../exec/run.js';
+import { streamLines, type LineStream } from '../exec/stream.js';
 import { NETNS_RUN_DIR } from '../netns/netns.js';
 import { parseNetnsTarget, type NetnsTarget } from './names.js';
 
@@ -18,16 +19,19 @@ export interface NetnsRunner {
   ip(args: readonly string[], input?: string): Promise<RunResult>;
   bridge(args: readonly string[], input?: string): Promise<RunResult>;
   sysctl(args: readonly string[]): Promise<RunResult>;
+  /** `ip ARGS` as a long-running process whose output lines go to `onLine` (`ip monitor`). */
+  ipStream(args: readonly string[], onLine: (line: string) => void): LineStream;
 }
 
 export function createRunner(netns?: string): NetnsRunner {
   const target: NetnsTarget | undefined = netns === undefined ? undefined : parseNetnsTarget(netns);
-  const tool = (file: 'ip' | 'bridge', args: readonly string[], input?: string): Promise<RunResult> => {
-    const options = input === undefined ? {} : { input };
-    if (target === undefined) return runCommand(file, args, options);
-    if (target.kind === 'name') return runCommand(file, ['-n', target.name, ...args], options);
-    return runCommand('nsenter', [`--net=${target.path}`, file, ...args], options);
+  const argv = (file: 'ip' | 'bridge', args: readonly string[]): [string, string[]] => {
+    if (target === undefined) return [file, [...args]];
+    if (target.kind === 'name') return [file, ['-n', target.name, ...args]];
+    return ['nsenter', [`--net=${target.path}`, file, ...args]];
   };
+  const tool = (file: 'ip' | 'bridge', args: readonly string[], input?: string): Promise<RunResult> =>
+    runCommand(...argv(file, args), input === undefined ? {} : { input });
   const nsPath =
     target === undefined
       ? undefined
@@ -38,6 +42,7 @@ export function createRunner(netns?: string): NetnsRunner {
     netns,
     ip: (args, input) => tool('ip', args, input),
     bridge: (args, input) => tool('bridge', args, input),
+    ipStream: (args, onLine) => streamLines(...argv('ip', args), onLine),
     sysctl: (args) =>
       nsPath === undefined
         ? runCommand('sysctl', args)

@@ -32,6 +32,8 @@ import { decodeLinkDump, type ObservedAddress, type ObservedLink } from './decod
 import { decodeRouteDump, type ObservedRoute } from './decode/route.js';
 import { decodeNeighDump, type ObservedNeighbour } from './decode/neigh.js';
 import { decodeFdbDump, type ObservedFdbEntry } from './decode/fdb.js';
+import { decodeMonitorLine, type MonitorObject, type NetlinkEvent } from './decode/monitor.js';
+import type { LineStream } from '../exec/stream.js';
 import {
   decodeDumps,
   dumpLinks,
@@ -157,6 +159,13 @@ export interface Netlink {
    * one observe and no change. Equivalent to: `ip -j -d addr show` then `ip -n NS -j -d -batch -`.
    */
   reconcile(desired: DesiredState, options?: PlanOptions): Promise<{ plan: Plan; result: ApplyResult }>;
+  /**
+   * Follows changes in this namespace as they happen: `onEvent` gets one decoded event per change
+   * of the object types given (default: links, addresses and routes), until `stop()`. For drift
+   * repair: an agent enqueues a reconcile when an event concerns its objects.
+   * Equivalent to: `ip [-n NS] monitor link address route`.
+   */
+  monitor(onEvent: (event: NetlinkEvent) => void, objects?: readonly MonitorObject[]): LineStream;
 }
 
 export function createNetlink(options: NetlinkOptions = {}): Netlink {
@@ -323,6 +332,13 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
         { lines: ops.map((op) => batchLine(batchOpArgs(op))), ops },
         { contextOf: (op) => ({ linkName: batchOpLink(op) }) },
       );
+    },
+    monitor(onEvent, objects = ['link', 'address', 'route']) {
+      const kinds = validate(z.array(z.enum(['link', 'address', 'route'])).min(1), objects, 'objects');
+      return runner.ipStream(['monitor', ...new Set(kinds)], (line) => {
+        const event = decodeMonitorLine(line);
+        if (event) onEvent(event);
+      });
     },
     observe: (scope) => observeNamespace(runner, scope),
     dump: (scope) => dumpNamespace(runner, scope),

@@ -56,7 +56,10 @@ export {
   InterfaceSysctlsSchema,
   ADDR_GEN_MODES,
   ROUTE_SCOPES,
+  ROUTE_PROTOCOLS,
+  routeProtocolNumber,
 } from './objects.js';
+export { desiredRouteKey, observedRouteKey } from './plan-routes.js';
 export type {
   AddressSpec,
   RouteSpec,
@@ -74,6 +77,8 @@ export { decodeLinkDump } from './decode/link.js';
 export { decodeRouteDump } from './decode/route.js';
 export { decodeNeighDump } from './decode/neigh.js';
 export { decodeFdbDump } from './decode/fdb.js';
+export { decodeMonitorLine } from './decode/monitor.js';
+export type { NetlinkEvent, MonitorObject } from './decode/monitor.js';
 export { checkInterfaceName, vlanLinkName, parseNetnsTarget, MAX_INTERFACE_NAME_LENGTH } from './names.js';
 export type { NetnsTarget } from './names.js';
 export {

@@ -2,11 +2,16 @@ import { z } from 'zod';
 import { InterfaceAddress, InterfaceName, IpAddress, MacAddress, Vni } from '@fabrik/api';
 import { checkSysctlDevice } from './names.js';
 
-/** An interface address. `nodad` (IPv6 only) skips duplicate address detection, as an anycast gateway needs. */
+/**
+ * An interface address. `nodad` (IPv6 only) skips duplicate address detection, as an anycast
+ * gateway needs; `noprefixroute` stops the kernel adding the route to the address's prefix (a
+ * network manager that installs its own prefix route with a metric sets it).
+ */
 export const AddressSpecSchema = z
   .object({
     address: InterfaceAddress,
     nodad: z.boolean().optional(),
+    noprefixroute: z.boolean().optional(),
   })
   .refine((a) => !a.nodad || a.address.includes(':'), {
     message: 'nodad applies to IPv6 addresses only',
@@ -20,6 +25,41 @@ export const ROUTE_TYPES = ['unicast', 'blackhole', 'unreachable', 'prohibit'] a
 /** Route scopes by the names iproute2 accepts (`/usr/share/iproute2/rt_scopes`); absent = global. */
 export const ROUTE_SCOPES = { global: 0, site: 200, link: 253, host: 254, nowhere: 255 } as const;
 export type RouteScopeName = keyof typeof ROUTE_SCOPES;
+
+/**
+ * Route protocols by the names iproute2 prints (`/usr/share/iproute2/rt_protos`): a route observed
+ * with `protocol: 'dhcp'` is re-created with `proto 16`.
+ */
+export const ROUTE_PROTOCOLS: Readonly<Record<string, number>> = {
+  unspec: 0,
+  redirect: 1,
+  kernel: 2,
+  boot: 3,
+  static: 4,
+  gated: 8,
+  ra: 9,
+  mrt: 10,
+  zebra: 11,
+  bird: 12,
+  dnrouted: 13,
+  xorp: 14,
+  ntk: 15,
+  dhcp: 16,
+  keepalived: 18,
+  babel: 42,
+  openr: 99,
+  bgp: 186,
+  isis: 187,
+  ospf: 188,
+  rip: 189,
+  eigrp: 192,
+};
+
+/** The number of a route protocol as an observed route names it (a name or a number); undefined if unknown. */
+export function routeProtocolNumber(protocol: string): number | undefined {
+  if (/^[0-9]{1,3}$/.test(protocol)) return Number(protocol) <= 255 ? Number(protocol) : undefined;
+  return Object.hasOwn(ROUTE_PROTOCOLS, protocol) ? ROUTE_PROTOCOLS[protocol] : undefined;
+}
 
 /** The numeric scope of a route (0 = global, the kernel's default for gateway routes). */
 export const routeScopeNumber = (scope: number | RouteScopeName): number =>
@@ -60,6 +100,8 @@ export const RouteSpecSchema = z
       .optional(),
     /** Address family of a `default` route (other routes take it from `dst`). */
     family: z.enum(['inet', 'inet6']).optional(),
+    /** The gateway is on the link even when no address's prefix covers it (`via` a /32 gateway). */
+    onlink: z.boolean().optional(),
   })
   .refine((r) => (r.type ?? 'unicast') !== 'unicast' || r.dev !== undefined || r.via !== undefined, {
     message: 'a unicast route needs dev or via',

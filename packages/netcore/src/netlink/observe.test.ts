@@ -26,6 +26,9 @@ function fakeRunner(answers: Array<RunResult | CommandError>): NetnsRunner & { c
     },
     bridge: () => Promise.reject(new Error('not used')),
     sysctl: () => Promise.reject(new Error('not used')),
+    ipStream: () => {
+      throw new Error('not used');
+    },
   };
   return runner;
 }

@@ -28,7 +28,11 @@ function routeFamily(r: RouteSpec): 'inet' | 'inet6' {
   return r.dst.includes(':') ? 'inet6' : 'inet';
 }
 
-function desiredKey(r: RouteSpec): string {
+/**
+ * The kernel's identity of a desired route (table, family, destination, tos, metric with the
+ * kernel's defaults filled in): two routes with one key are one route to `route replace`.
+ */
+export function desiredRouteKey(r: RouteSpec): string {
   const family = routeFamily(r);
   return routeKey({
     table: r.table ?? 254,
@@ -39,7 +43,8 @@ function desiredKey(r: RouteSpec): string {
   });
 }
 
-const observedKey = (r: ObservedRoute): string =>
+/** The kernel's identity of an observed route; equal to {@link desiredRouteKey} of the same route. */
+export const observedRouteKey = (r: ObservedRoute): string =>
   routeKey({ ...r, metric: r.metric ?? defaultMetric(r.family) });
 
 /**
@@ -62,11 +67,11 @@ export function planRoutes(
       'the observed state has no routes: observe with observeScopeOf(desired)',
     );
   const owned = observed.routes.filter((r) => r.protocol === String(protocol));
-  const have = new Map(owned.map((r) => [observedKey(r), r]));
+  const have = new Map(owned.map((r) => [observedRouteKey(r), r]));
   const out: PlanOp[] = [];
   const wanted = new Map<string, number>();
   desired.routes.forEach((r, i) => {
-    const key = desiredKey(r);
+    const key = desiredRouteKey(r);
     const twin = wanted.get(key);
     if (twin !== undefined)
       throw new InvalidDesiredStateError(
@@ -79,7 +84,8 @@ export function planRoutes(
       out.push({ op: 'route-replace', route: { ...r, protocol } });
   });
   for (const h of prune ? owned : []) {
-    if (!wanted.has(observedKey(h))) out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
+    if (!wanted.has(observedRouteKey(h)))
+      out.push({ op: 'route-del', route: observedRouteSpec(h, protocol) });
   }
   return out;
 }
@@ -93,7 +99,8 @@ function routeDiffers(want: RouteSpec, have: ObservedRoute): boolean {
     // Optional attributes are compared only when set: a route whose mtu nobody asked for keeps it.
     (want.scope !== undefined && routeScopeNumber(want.scope) !== have.scope) ||
     (want.mtu !== undefined && want.mtu !== have.mtu) ||
-    (want.advmss !== undefined && want.advmss !== have.advmss)
+    (want.advmss !== undefined && want.advmss !== have.advmss) ||
+    (want.onlink !== undefined && want.onlink !== (have.onlink ?? false))
   );
 }
 

@@ -183,6 +183,20 @@ export class OvsInterfaceError extends OvsdbError<'OVS_INTERFACE_ERROR'> {
   }
 }
 
+/** The database does not show a reconciled desired state in time; `remaining` lists what differs. */
+export class OvsdbNotConvergedError extends OvsdbError<'OVSDB_NOT_CONVERGED'> {
+  override readonly name = 'OvsdbNotConvergedError';
+  constructor(
+    readonly remaining: readonly string[],
+    readonly timeoutMs: number,
+  ) {
+    super(
+      'OVSDB_NOT_CONVERGED',
+      `the database still differs from the desired state after ${timeoutMs} ms: ${remaining.join('; ')}`,
+    );
+  }
+}
+
 export const isOvsdbError = errorGuard(OvsdbError);
 export const isOvsdbConnectionError = errorGuard(OvsdbConnectionError);
 export const isOvsdbTimeoutError = errorGuard(OvsdbTimeoutError);
@@ -198,3 +212,4 @@ export const isOvsdbOwnershipError = errorGuard(OvsdbOwnershipError);
 export const isOvsdbConflictError = errorGuard(OvsdbConflictError);
 export const isOvsdbInvalidInputError = errorGuard(OvsdbInvalidInputError);
 export const isOvsInterfaceError = errorGuard(OvsInterfaceError);
+export const isOvsdbNotConvergedError = errorGuard(OvsdbNotConvergedError);

@@ -37,6 +37,13 @@ export {
   findPorts,
   waitForOfport,
   waitForVswitchd,
+  OVS_STATE_COLUMNS,
+  planOvs,
+  formatOvsPlan,
+  validateOvsDesiredState,
+  ovsOwnershipConflicts,
+  applyOvsPlan,
+  reconcileOvs,
 } from './ovs/index.js';
 export type {
   OvsPortType,
@@ -48,6 +55,14 @@ export type {
   PortInfo,
   ObservedForAddPorts,
   PortOutcome,
+  OvsDesiredState,
+  OvsDesiredBridge,
+  OvsDesiredPort,
+  OvsObservedState,
+  OvsPlan,
+  OvsChange,
+  OvsOwnershipConflict,
+  ReconcileOvsOptions,
 } from './ovs/index.js';
 export {
   OvsdbError,
@@ -61,6 +76,7 @@ export {
   OvsdbConflictError,
   OvsdbInvalidInputError,
   OvsInterfaceError,
+  OvsdbNotConvergedError,
   isOvsdbError,
   isOvsdbConnectionError,
   isOvsdbTimeoutError,
@@ -74,6 +90,7 @@ export {
   isOvsdbConflictError,
   isOvsdbInvalidInputError,
   isOvsInterfaceError,
+  isOvsdbNotConvergedError,
 } from './errors.js';
 export type { OvsdbOperationErrorKind } from './errors.js';
 export { uuid, namedUuid, set, map, isUuidString, JsonStreamDecoder } from './wire/index.js';

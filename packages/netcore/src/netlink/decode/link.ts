@@ -13,6 +13,7 @@ export interface ObservedAddress {
   readonly address: string;
   readonly family: 'inet' | 'inet6';
   readonly nodad: boolean;
+  readonly noprefixroute: boolean;
   readonly scope: string;
 }
 
@@ -43,6 +44,7 @@ const AddrInfoJson = z.looseObject({
   prefixlen: z.number().optional(),
   scope: z.string().optional(),
   nodad: z.boolean().optional(),
+  noprefixroute: z.boolean().optional(),
 });
 
 // info_data / info_slave_data: read field by field with type checks (links/*), so only "is an
@@ -90,6 +92,7 @@ function toObservedAddresses(info: LinkJson['addr_info']): ObservedAddress[] | u
       address: `${a.local}/${a.prefixlen}`,
       family: a.family,
       nodad: a.nodad ?? false,
+      noprefixroute: a.noprefixroute ?? false,
       scope: a.scope ?? 'global',
     });
   }

@@ -23,6 +23,8 @@ export interface ObservedRoute {
   /** The `mtu` and `advmss` route metrics, when set. */
   readonly mtu: number | undefined;
   readonly advmss: number | undefined;
+  /** True when the gateway was declared on-link (`onlink`); absent otherwise. */
+  readonly onlink?: boolean;
   /** From the dump it came from: JSON routes carry no family, and `default` needs one. */
   readonly family: 'inet' | 'inet6';
 }
@@ -41,6 +43,7 @@ const RouteJson = z.object({
   scope: z.union([z.string(), z.number()]).optional(),
   // A locked metric prints as ["lock", N].
   metrics: z.array(z.record(z.string(), z.unknown())).optional(),
+  flags: z.array(z.string()).optional(),
 });
 
 const NAMED_TABLES: Readonly<Record<string, number>> = { main: 254, local: 255, default: 253 };
@@ -121,5 +124,6 @@ export const decodeRouteDump = (stdout: string, family: 'inet' | 'inet6'): Obser
     scope: scopeId(r.scope),
     mtu: routeMetric(r.metrics, 'mtu'),
     advmss: routeMetric(r.metrics, 'advmss'),
+    ...(r.flags?.includes('onlink') ? { onlink: true } : {}),
     family,
   }));

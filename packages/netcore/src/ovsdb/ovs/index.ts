@@ -15,3 +15,21 @@ export type {
   PortOutcome,
 } from './ports.js';
 export { waitForOfport, waitForVswitchd } from './vswitchd.js';
+export {
+  OVS_STATE_COLUMNS,
+  planOvs,
+  formatOvsPlan,
+  validateOvsDesiredState,
+  ovsOwnershipConflicts,
+} from './state.js';
+export type {
+  OvsDesiredState,
+  OvsDesiredBridge,
+  OvsDesiredPort,
+  OvsObservedState,
+  OvsPlan,
+  OvsChange,
+  OvsOwnershipConflict,
+} from './state.js';
+export { applyOvsPlan, reconcileOvs } from './reconcile.js';
+export type { ReconcileOvsOptions } from './reconcile.js';

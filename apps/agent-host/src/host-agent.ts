@@ -1,0 +1,440 @@
+import { physicalInterfaceName, type AgentHostConfig, type ObjectError } from '@fabrik/api';
+import { scheduleIntent, type IntentSnapshot, type Logger } from '@fabrik/agent-runtime';
+import {
+  batchOpArgs,
+  formatPlan,
+  plan as planNetlink,
+  type Netlink,
+  type NetlinkBatchOp,
+  type ObservedState,
+} from '@fabrik/netcore/netlink';
+import {
+  OVS_OWNER_KEY,
+  formatOvsPlan,
+  ovsOwnershipConflicts,
+  planOvs,
+  reconcileOvs,
+  waitForOfport,
+  waitForVswitchd,
+  type OvsDesiredState,
+  type OvsdbClient,
+} from '@fabrik/netcore/ovsdb';
+import { OWNER, desiredHost, type BridgeMigration, type HostDesired } from './desired.js';
+import type { JournalStore } from './journal.js';
+import {
+  adoptFromNic,
+  beginMigration,
+  decideMigrations,
+  directionOf,
+  planMove,
+  type MigrationDecision,
+  type MigrationJournal,
+  type MigrationStep,
+} from './migration.js';
+import type { OvsConnection } from './ovs-connection.js';
+import type { HostOutcome } from './status.js';
+
+// One pass of agent-host, in the order that keeps the node reachable: decide the single-NIC
+// migrations and journal them, one OVS transaction (bridges, uplinks, tr.<vid> ports), wait for
+// ovs-vswitchd, then netlink (tr.<vid> VLAN links, internal ports up, addresses and routes moved in
+// one `ip -batch`). Everything is re-read at the start of each pass (level-triggered).
+
+export interface HostAgentContext {
+  readonly config: AgentHostConfig;
+  readonly netlink: Netlink;
+  readonly ovs: OvsConnection;
+  readonly journals: JournalStore;
+  readonly logger: Logger;
+  readonly clock: () => Date;
+  /** How long ovs-vswitchd may take to set up (or release) a migrated NIC. */
+  readonly vswitchdTimeoutMs: number;
+  /**
+   * Called after each journal step is durably saved; the CLI wires a test failpoint to it
+   * (`FABRIK_AGENT_HOST_CRASH_AFTER`). `restored`: the journal of a migration moved back is about
+   * to be removed.
+   */
+  readonly afterJournalStep?: (step: MigrationStep | 'restored', journal: MigrationJournal) => void;
+}
+
+/** Names whose kernel or OVS changes concern agent-host (its drift triggers read them). */
+export interface WatchedNames {
+  /** Links: bridges' local ports, NICs, tr.<vid>, the trunk. */
+  readonly links: ReadonlySet<string>;
+  /** Links whose addresses and routes are agent-host's to keep (migrated NICs and their bridges). */
+  readonly addressed: ReadonlySet<string>;
+}
+
+export interface HostPass {
+  readonly outcome: HostOutcome;
+  readonly counts: Record<string, number>;
+  /** Single-NIC moves that finished in this pass, for logs and Events. */
+  readonly moves: readonly {
+    readonly kind: 'migrated' | 'restored';
+    readonly bridge: string;
+    readonly nic: string;
+    readonly gapMs: number;
+  }[];
+  readonly watched: WatchedNames;
+  /** This pass needed Open vSwitch (bridges configured or a migration under way). */
+  readonly neededOvs: boolean;
+}
+
+const bridgesOf = (config: AgentHostConfig) =>
+  config.secondaryNetwork.ovsBridges.map((b) => ({
+    name: b.bridgeName,
+    nics: b.physicalInterfaces.map(physicalInterfaceName),
+  }));
+
+/**
+ * The OVSDB client, or undefined when OVS is not needed (no bridge configured, no migration under
+ * way) and not reachable: a node that only uses `attach: kernel` runs without Open vSwitch. Owned
+ * rows left from an older configuration are removed once OVSDB answers again.
+ */
+function ovsClient(ovs: OvsConnection, needed: boolean): OvsdbClient | undefined {
+  const client = ovs.client();
+  if (client && ovs.ready()) return client;
+  if (needed) throw new Error(ovs.problem() ?? 'ovsdb is not ready');
+  return undefined;
+}
+
+/** Stands for the database when OVS is not there: nothing observed, nothing owned. */
+const NO_OVS = {
+  Open_vSwitch: new Map(),
+  Bridge: new Map(),
+  Port: new Map(),
+  Interface: new Map(),
+} as const;
+const needsOvs = (desired: OvsDesiredState, decisions: readonly MigrationDecision[]) =>
+  desired.bridges.length > 0 || decisions.length > 0;
+
+/** The migrations as desiredHost sees them, from this pass's decisions and journals. */
+function migrationStates(decisions: readonly MigrationDecision[]): Map<string, BridgeMigration> {
+  const out = new Map<string, BridgeMigration>();
+  for (const d of decisions) {
+    if (d.kind === 'start')
+      out.set(d.bridge, {
+        bridge: d.bridge,
+        nic: d.nic.spec.name,
+        mac: d.nic.spec.mac ?? '',
+        state: 'attached',
+      });
+    else
+      out.set(d.journal.bridge, {
+        bridge: d.journal.bridge,
+        nic: d.journal.nic,
+        mac: d.journal.mac,
+        state: d.kind === 'forward' ? 'attached' : 'detached',
+      });
+  }
+  return out;
+}
+
+/** The desired OVS state without the bridges and ports foreign rows hold (each one reported). */
+function withoutConflicts(
+  desired: OvsDesiredState,
+  client: OvsdbClient | undefined,
+): { ovs: OvsDesiredState; problems: string[] } {
+  const conflicts = ovsOwnershipConflicts(desired, client?.cache ?? NO_OVS);
+  const problems = conflicts.map(
+    (c) =>
+      `${c.table === 'Bridge' ? 'bridge' : 'port'} ${c.name} exists and is not agent-host's (${
+        c.foundOwner === undefined ? 'no owner mark' : `fabrik-owner=${c.foundOwner}`
+      }): left alone`,
+  );
+  const badBridges = new Set(conflicts.filter((c) => c.table === 'Bridge').map((c) => c.name));
+  const badPorts = new Set(conflicts.filter((c) => c.table === 'Port').map((c) => c.name));
+  return {
+    ovs: {
+      ...desired,
+      bridges: desired.bridges
+        .filter((b) => !badBridges.has(b.name))
+        .map((b) => ({ ...b, ports: b.ports.filter((p) => !badPorts.has(p.name)) })),
+    },
+    problems,
+  };
+}
+
+/** Migrations cannot start on a bridge agent-host may not touch. */
+function withoutForeignBridges(
+  decisions: readonly MigrationDecision[],
+  ovs: OvsDesiredState,
+): MigrationDecision[] {
+  const mine = new Set(ovs.bridges.map((b) => b.name));
+  return decisions.filter((d) => d.kind !== 'start' || mine.has(d.bridge));
+}
+
+/** Interface errors ovs-vswitchd reports for agent-host's ports (a NIC that does not exist, ...). */
+function interfaceProblems(client: OvsdbClient | undefined, desired: OvsDesiredState): string[] {
+  if (!client) return [];
+  const wanted = new Set(desired.bridges.flatMap((b) => [b.name, ...b.ports.map((p) => p.name)]));
+  const out: string[] = [];
+  for (const iface of client.cache.Interface.values())
+    if (wanted.has(iface.name) && iface.error !== undefined)
+      out.push(`interface ${iface.name}: ${iface.error}`);
+  return out.sort();
+}
+
+function ownedCounts(client: OvsdbClient | undefined, kernelVlans: number): HostOutcome['owned'] {
+  if (!client) return { ovsBridge: 0, ovsPort: 0, vlan: kernelVlans };
+  const mine = (ids: Readonly<Record<string, string>>) => ids[OVS_OWNER_KEY] === OWNER;
+  const bridges = [...client.cache.Bridge.values()].filter((b) => mine(b.external_ids));
+  const localPorts = new Set(bridges.map((b) => b.name));
+  const ports = [...client.cache.Port.values()].filter(
+    (p) => mine(p.external_ids) && !localPorts.has(p.name),
+  );
+  return { ovsBridge: bridges.length, ovsPort: ports.length, vlan: kernelVlans };
+}
+
+const observe = (netlink: Netlink): Promise<ObservedState> => netlink.observe({ routes: true });
+
+interface Desired {
+  readonly desired: HostDesired;
+  readonly decisions: readonly MigrationDecision[];
+  readonly objectErrors: ObjectError[];
+  readonly problems: string[];
+}
+
+/** The pure part of a pass: scheduling, migrations, desired state (no journal written). */
+function computeDesired(
+  ctx: HostAgentContext,
+  snapshot: IntentSnapshot | undefined,
+  observed: ObservedState,
+  journals: ReadonlyMap<string, MigrationJournal>,
+  cleanup: boolean,
+): Desired {
+  const { config } = ctx;
+  const scheduled = snapshot ? scheduleIntent(snapshot) : undefined;
+  const migration = decideMigrations(bridgesOf(config), journals, observed, { cleanup });
+  const trunkLink = config.trunk && observed.links.find((l) => l.spec.name === config.trunk?.hostInterface);
+  const desired = desiredHost({
+    config: cleanup ? { ...config, secondaryNetwork: { ovsBridges: [] }, trunk: undefined } : config,
+    layer2Networks: scheduled?.layer2Networks ?? [],
+    migrations: migrationStates(migration.decisions),
+    heldBack: migration.heldBack,
+    trunkMtu: trunkLink?.spec.mtu,
+  });
+  const problems = [...migration.problems];
+  if (config.trunk && !cleanup && !trunkLink)
+    problems.push(`trunk ${config.trunk.hostInterface} does not exist`);
+  return {
+    desired,
+    decisions: migration.decisions,
+    objectErrors: [
+      ...(scheduled?.objectErrors.filter((e) => e.kind === 'Layer2Network') ?? []),
+      ...desired.objectErrors,
+    ],
+    problems,
+  };
+}
+
+/**
+ * One reconcile pass (`cleanup`: move every single NIC back, delete every owned bridge, port and
+ * link). Throws when something could not be applied (the daemon retries with backoff).
+ */
+export async function reconcileHost(
+  ctx: HostAgentContext,
+  snapshot: IntentSnapshot | undefined,
+  options: { readonly cleanup?: boolean; readonly signal?: AbortSignal } = {},
+): Promise<HostPass> {
+  const { logger, netlink, journals } = ctx;
+  const cleanup = options.cleanup ?? false;
+  let observed = await observe(netlink);
+  const stored = await journals.loadAll();
+  const computed = computeDesired(ctx, snapshot, observed, stored, cleanup);
+  const { desired, objectErrors, problems } = computed;
+  const neededOvs = needsOvs(desired.ovs, computed.decisions);
+  const client = ovsClient(ctx.ovs, neededOvs);
+  const { ovs, problems: ownership } = withoutConflicts(desired.ovs, client);
+  problems.push(...ownership);
+  const decisions = withoutForeignBridges(computed.decisions, ovs);
+  if (options.signal?.aborted) throw new Error('stopping');
+
+  // 1. Journal first: what a NIC holds is on disk before anything moves.
+  const active: MigrationJournal[] = [];
+  const started = new Map<string, number>();
+  const save = async (journal: MigrationJournal, step: MigrationStep) => {
+    const next = { ...journal, step };
+    await journals.save(next);
+    ctx.afterJournalStep?.(step, next);
+    return next;
+  };
+  for (const d of decisions) {
+    if (d.kind === 'start') {
+      const { journal, unsupported } = beginMigration(d.bridge, d.nic, observed.routes ?? [], ctx.clock());
+      problems.push(...unsupported.map((u) => `${d.nic.spec.name}: ${u} (not moved)`));
+      await journals.save(journal);
+      ctx.afterJournalStep?.('begin', journal);
+      logger.info(
+        {
+          bridge: d.bridge,
+          nic: journal.nic,
+          addresses: journal.addresses.map((a) => a.address),
+          routes: journal.routes.length,
+        },
+        'single NIC: moving its addresses and routes to the bridge',
+      );
+      active.push(journal);
+      started.set(journal.bridge, performance.now());
+    } else if (d.kind === 'forward') {
+      const { journal, adopted } = adoptFromNic(d.journal, observed);
+      if (adopted.length > 0) {
+        await journals.save(journal);
+        logger.info(
+          { bridge: journal.bridge, nic: journal.nic, adopted },
+          'single NIC: configuration put on the NIC moves to the bridge',
+        );
+      }
+      if (journal.step === 'begin') started.set(journal.bridge, performance.now());
+      active.push(journal);
+    } else {
+      const journal =
+        directionOf(d.journal.step) === 'to-bridge' ? await save(d.journal, 'restoring') : d.journal;
+      if (journal.step === 'restoring') started.set(journal.bridge, performance.now());
+      active.push(journal);
+    }
+  }
+
+  // 2. OVS: one transaction.
+  const ovsPlan = client ? await reconcileOvs(client, ovs) : undefined;
+  if (ovsPlan && ovsPlan.changes.length > 0) logger.info({ changes: formatOvsPlan(ovsPlan) }, 'ovs: applied');
+
+  // 3. ovs-vswitchd has taken the NIC (and made the local port), or let it go.
+  for (const [i, j] of active.entries()) {
+    if (!client) break; // unreachable: a migration needs OVS (ovsClient threw)
+    if (j.step === 'begin') {
+      await waitForOfport(client, j.bridge, { timeoutMs: ctx.vswitchdTimeoutMs });
+      await waitForOfport(client, j.nic, { timeoutMs: ctx.vswitchdTimeoutMs });
+      active[i] = await save(j, 'bridged');
+    } else if (j.step === 'restoring') {
+      await waitForVswitchd(client, { timeoutMs: ctx.vswitchdTimeoutMs });
+      active[i] = await save(j, 'unbridged');
+    }
+  }
+
+  // 4. netlink: tr.<vid> VLAN links (owned; the others of agent-host are deleted), internal ports up.
+  const vlanPlan = await netlink.reconcile({ owner: OWNER, links: [...desired.kernelVlans] });
+  if (vlanPlan.plan.ops.length > 0) logger.info({ ops: formatPlan(vlanPlan.plan) }, 'netlink: applied');
+  observed = await observe(netlink);
+  const ups: NetlinkBatchOp[] = desired.internalPortsUp
+    .filter((n) => observed.links.some((l) => l.spec.name === n && !l.spec.up))
+    .map((name) => ({ op: 'linkSetUp', name }));
+  await netlink.batch(ups);
+
+  // 5. Addresses and routes: one batch per migration, verified.
+  const moves: { kind: 'migrated' | 'restored'; bridge: string; nic: string; gapMs: number }[] = [];
+  for (const j of active) {
+    const ops = planMove(j, observed);
+    if (ops.length > 0) {
+      await netlink.batch(ops);
+      observed = await observe(netlink);
+      const left = planMove(j, observed);
+      if (left.length > 0)
+        throw new Error(
+          `single NIC ${j.nic}: ${left.length} change(s) did not take (${left.map((o) => o.op).join(', ')})`,
+        );
+    }
+    const gapMs = Math.round(performance.now() - (started.get(j.bridge) ?? performance.now()));
+    if (directionOf(j.step) === 'to-bridge') {
+      if (j.step !== 'moved') {
+        await save(j, 'moved');
+        moves.push({ kind: 'migrated', bridge: j.bridge, nic: j.nic, gapMs });
+        logger.info(
+          { bridge: j.bridge, nic: j.nic, gapMs },
+          'single NIC: addresses and routes are on the bridge',
+        );
+      }
+    } else {
+      ctx.afterJournalStep?.('restored', j);
+      await journals.clear(j.bridge);
+      moves.push({ kind: 'restored', bridge: j.bridge, nic: j.nic, gapMs });
+      logger.info(
+        { bridge: j.bridge, nic: j.nic, gapMs },
+        'single NIC: addresses and routes are back on the NIC',
+      );
+    }
+  }
+
+  problems.push(...interfaceProblems(client, ovs));
+  const kernelVlans = desired.kernelVlans.length;
+  const outcome: HostOutcome = {
+    objectErrors,
+    problems,
+    layer2Networks: Object.fromEntries(desired.trunkVlans.map((v) => [v.network, v.generation])),
+    owned: ownedCounts(client, kernelVlans),
+  };
+  const migrated = active.filter((j) => directionOf(j.step) === 'to-bridge');
+  return {
+    outcome,
+    counts: {
+      ovsChanges: ovsPlan?.changes.length ?? 0,
+      netlinkOps: vlanPlan.plan.ops.length + ups.length,
+      trunkVlans: desired.trunkVlans.length,
+      migrations: migrated.length,
+    },
+    moves,
+    neededOvs,
+    watched: {
+      links: new Set([
+        ...ovs.bridges.flatMap((b) => [b.name, ...b.ports.map((p) => p.name)]),
+        ...(ctx.config.trunk ? [ctx.config.trunk.hostInterface] : []),
+        ...desired.trunkVlans.map((v) => v.name),
+        ...bridgesOf(ctx.config).flatMap((b) => b.nics),
+      ]),
+      addressed: new Set(migrated.flatMap((j) => [j.bridge, j.nic])),
+    },
+  };
+}
+
+/** What `run` would change now (`changes`, empty when in sync) and what it would skip (`notes`). Reads only. */
+export async function planHost(
+  ctx: HostAgentContext,
+  snapshot: IntentSnapshot,
+): Promise<{ changes: string[]; notes: string[] }> {
+  const observed = await observe(ctx.netlink);
+  const stored = await ctx.journals.loadAll();
+  const computed = computeDesired(ctx, snapshot, observed, stored, false);
+  const client = ovsClient(ctx.ovs, needsOvs(computed.desired.ovs, computed.decisions));
+  const { ovs, problems: ownership } = withoutConflicts(computed.desired.ovs, client);
+  const { desired } = computed;
+  const decisions = withoutForeignBridges(computed.decisions, ovs);
+  const changes: string[] = [];
+  for (const d of decisions) {
+    if (d.kind === 'start') {
+      const { journal } = beginMigration(d.bridge, d.nic, observed.routes ?? [], ctx.clock());
+      changes.push(
+        `# single NIC: move ${journal.addresses.length} address(es) and ${journal.routes.length} route(s) of ${d.nic.spec.name} to ${d.bridge}`,
+      );
+    } else if (d.kind === 'back') {
+      changes.push(
+        `# single NIC: move the addresses and routes of ${d.journal.bridge} back to ${d.journal.nic}`,
+      );
+    } else {
+      const adopted = adoptFromNic(d.journal, observed).adopted;
+      if (adopted.length > 0)
+        changes.push(
+          `# single NIC: ${adopted.join(', ')} appeared on ${d.journal.nic}: move to ${d.journal.bridge}`,
+        );
+      if (d.journal.step !== 'begin' && observed.links.some((l) => l.spec.name === d.journal.bridge))
+        changes.push(...planMove(d.journal, observed).map((op) => `ip ${batchOpArgs(op).join(' ')}`));
+    }
+  }
+  if (client) changes.push(...formatOvsPlan(planOvs(ovs, client.cache)).map((l) => `ovs-vsctl ${l}`));
+  changes.push(
+    ...formatPlan(planNetlink({ owner: OWNER, links: [...desired.kernelVlans] }, observed)).map(
+      (l) => `ip ${l}`,
+    ),
+  );
+  changes.push(
+    ...desired.internalPortsUp
+      .filter((n) => observed.links.some((l) => l.spec.name === n && !l.spec.up))
+      .map((n) => `ip link set dev ${n} up`),
+  );
+  const notes = [
+    ...computed.objectErrors.map(
+      (e) => `skipped ${e.kind} ${e.name}: ${e.field ? `${e.field}: ` : ''}${e.message}`,
+    ),
+    ...computed.problems,
+    ...ownership,
+  ];
+  return { changes, notes };
+}

@@ -1,0 +1,164 @@
+// agent-host's relay against the test API server: this node's VRF and Layer2Network objects land
+// in the file agent-netns reads (nodeSelectors applied, following the Node's labels), agent-netns's
+// status file is published as the `netns` section of NodeNetworkStatus with its Node condition,
+// agent-host's own section and condition are written, and stopping leaves the file in place.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  API_VERSION,
+  LAYER2_NETWORK_RESOURCE,
+  NODE_NETWORK_STATUS_RESOURCE,
+  VRF_RESOURCE,
+} from '@fabrik/api';
+import { parseIntentDocuments, writeFileAtomic } from '@fabrik/agent-runtime';
+import { EVENTS, NODES, customObjects, loadKubeConfig, type KubeObject } from '@fabrik/kube';
+import { startApiServer, type ApiServer } from '@fabrik/testkit';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { z } from 'zod';
+import { createHostSandbox, NODE_NAME, until, type AgentProcess, type HostSandbox } from '../test/harness.js';
+
+const Any = z.looseObject({ metadata: z.looseObject({ name: z.string() }) });
+type Loose = z.infer<typeof Any> & Record<string, unknown>;
+const gvr = (r: { group: string; version: string; plural: string }) => ({
+  group: r.group,
+  version: r.version,
+  plural: r.plural,
+});
+
+let api: ApiServer;
+let kc: KubeConfig;
+let sb: HostSandbox;
+let agent: AgentProcess;
+let intentFile: string;
+let statusFile: string;
+
+const obj = (kind: string, name: string, spec: Record<string, unknown>) =>
+  ({ apiVersion: API_VERSION, kind, metadata: { name }, spec }) as KubeObject;
+const relayed = async () => {
+  const parsed = parseIntentDocuments(await readFile(intentFile, 'utf8'), {
+    where: 'intent',
+    nodeName: NODE_NAME,
+  });
+  return { names: parsed.objects.map((o) => `${o.kind}/${o.metadata.name}`).sort(), node: parsed.node };
+};
+const nns = async () =>
+  (await customObjects(kc, gvr(NODE_NETWORK_STATUS_RESOURCE), Any).get(NODE_NAME)) as Loose & {
+    status?: { netns?: Record<string, unknown>; host?: Record<string, unknown> };
+  };
+const nodeConditions = async () =>
+  (
+    (await customObjects(kc, NODES, Any).get(NODE_NAME)) as Loose & {
+      status?: { conditions?: { type: string; status: string }[] };
+    }
+  ).status?.conditions ?? [];
+
+beforeAll(async () => {
+  api = await startApiServer();
+  kc = loadKubeConfig({ kubeconfig: api.kubeconfigPath }).kc;
+  await customObjects(kc, NODES, Any).create({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: NODE_NAME, labels: { rack: 'a' } },
+  } as KubeObject);
+  const vrfs = customObjects(kc, gvr(VRF_RESOURCE), Any);
+  const l2s = customObjects(kc, gvr(LAYER2_NETWORK_RESOURCE), Any);
+  await vrfs.create(obj('VRF', 'red', { vni: 1001, nodeSelector: { matchLabels: { rack: 'a' } } }));
+  await vrfs.create(obj('VRF', 'blue', { vni: 1002 }));
+  await l2s.create(obj('Layer2Network', 'web', { vni: 2100, vlan: 100, vrf: 'blue' }));
+  await l2s.create(
+    obj('Layer2Network', 'rack-b', { vni: 2200, vlan: 200, nodeSelector: { matchLabels: { rack: 'b' } } }),
+  );
+
+  sb = await createHostSandbox('far-');
+  intentFile = join(sb.dir, 'relay', 'intent.yaml');
+  statusFile = join(sb.dir, 'relay', 'status.json');
+  await sb.writeConfig({
+    source: { kind: 'kubernetes', kubeconfig: api.kubeconfigPath },
+    relay: { intentFile, statusFile },
+  });
+  // In this machine's namespace: the test API server listens on 127.0.0.1 here. No bridges and no
+  // trunk are configured, so the agent has nothing to create in this namespace.
+  agent = await sb.start({}, { rootNetns: true });
+});
+
+afterAll(async () => {
+  await sb?.destroy();
+  await api?.destroy();
+});
+
+describe('the relay for the HBR container', () => {
+  it("writes this node's VRF and Layer2Network objects, nodeSelectors applied, with the Node's labels", async () => {
+    const r = await until('the intent file', async () => relayed());
+    expect(r.names).toEqual(['Layer2Network/web', 'VRF/blue', 'VRF/red']);
+    expect(r.node).toEqual({ name: NODE_NAME, labels: { rack: 'a' } });
+  });
+
+  it("follows the Node's labels and deleted objects", async () => {
+    await customObjects(kc, NODES, Any).patch(
+      NODE_NAME,
+      { metadata: { labels: { rack: 'b' } } },
+      { type: 'merge' },
+    );
+    await until('rack-b relayed', async () => (await relayed()).names.includes('Layer2Network/rack-b'));
+    expect((await relayed()).names).toEqual(['Layer2Network/rack-b', 'Layer2Network/web', 'VRF/blue']);
+    await customObjects(kc, gvr(LAYER2_NETWORK_RESOURCE), Any).delete('web');
+    await until('web gone', async () => !(await relayed()).names.includes('Layer2Network/web'));
+  });
+
+  it("publishes agent-netns's status file as the netns section and its Node condition, beside agent-host's own", async () => {
+    const section = {
+      configStatus: 'provisioned',
+      appliedGenerations: { vrfs: { blue: 1 }, layer2Networks: { 'rack-b': 1 } },
+      frr: { bgpSessionsUp: 2, bgpSessionsTotal: 2, vnis: 3 },
+      lastUpdate: '2026-11-30T10:00:00Z',
+      conditions: [
+        {
+          type: 'FabrikNetnsReady',
+          status: 'True',
+          reason: 'Provisioned',
+          message: 'all applied',
+          lastTransitionTime: '2026-11-30T10:00:00Z',
+        },
+      ],
+    };
+    await writeFileAtomic(statusFile, JSON.stringify(section));
+    const status = await until('the netns section', async () => (await nns()).status?.netns);
+    expect(status).toMatchObject({
+      configStatus: 'provisioned',
+      appliedGenerations: section.appliedGenerations,
+      frr: section.frr,
+    });
+    await until('FabrikNetnsReady on the Node', async () =>
+      (await nodeConditions()).some((c) => c.type === 'FabrikNetnsReady' && c.status === 'True'),
+    );
+    const host = await until('the host section', async () => (await nns()).status?.host);
+    expect(host).toMatchObject({
+      configStatus: 'provisioned',
+      ownedObjects: { ovsBridge: 0, ovsPort: 0, vlan: 0 },
+    });
+    await until('FabrikHostReady on the Node', async () =>
+      (await nodeConditions()).some((c) => c.type === 'FabrikHostReady' && c.status === 'True'),
+    );
+    // A new status from agent-netns replaces the old one.
+    await writeFileAtomic(
+      statusFile,
+      JSON.stringify({ ...section, configStatus: 'degraded', errorMessage: 'VRF red: spec.vni taken' }),
+    );
+    await until(
+      'the new netns section',
+      async () => (await nns()).status?.netns?.configStatus === 'degraded',
+    );
+    const events = await customObjects(kc, EVENTS, Any).list({ namespace: 'default' });
+    expect(events.items.map((e) => (e as Loose & { reason?: string }).reason)).toContain('HostReady');
+  });
+
+  it('leaves the last file in place when it stops', async () => {
+    const before = await readFile(intentFile, 'utf8');
+    await agent.stop();
+    expect(await agent.exited).toBe(0);
+    await customObjects(kc, gvr(VRF_RESOURCE), Any).delete('blue');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await readFile(intentFile, 'utf8')).toBe(before);
+  });
+});

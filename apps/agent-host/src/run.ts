@@ -1,0 +1,254 @@
+import { join } from 'node:path';
+import {
+  createAgentMetrics,
+  createFileSource,
+  createKubernetesSource,
+  createNodeStatusSink,
+  createStatusFile,
+  runDaemon,
+  type IntentSource,
+  type Logger,
+  type ReconcileOutcome,
+  type StatusSink,
+  type Trigger,
+} from '@fabrik/agent-runtime';
+import {
+  LAYER2_NETWORK_RESOURCE,
+  NODE_NETWORK_STATUS_RESOURCE,
+  VRF_RESOURCE,
+  type AgentHostConfig,
+  type NodeNetworkStatusSection,
+} from '@fabrik/api';
+import { createEventRecorder, loadKubeConfig, type Condition, type EventRecorder } from '@fabrik/kube';
+import { createNetlink } from '@fabrik/netcore/netlink';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { reconcileHost, type HostAgentContext, type WatchedNames } from './host-agent.js';
+import { createJournalStore } from './journal.js';
+import { openOvsConnection } from './ovs-connection.js';
+import { createRelay } from './relay.js';
+import { HOST_CONDITION, hostSection, type HostOutcome } from './status.js';
+import { netlinkDriftTrigger, ovsChangeReason } from './triggers.js';
+
+// `fabrik-agent-host run`: the daemon. Wires the pieces: intent source (Kubernetes or a file), the
+// held OVSDB connection, netlink, the journal store, the relay for the HBR container, status
+// (NodeNetworkStatus `host` + Node condition, or a file without a cluster), Events, metrics,
+// health, and the drift triggers. The CNI fast path (issue 15) joins here: it gets the same held
+// OVSDB connection (`ovs.client()`) and netlink handle.
+
+const KINDS = [
+  { kind: 'VRF', resource: VRF_RESOURCE },
+  { kind: 'Layer2Network', resource: LAYER2_NETWORK_RESOURCE },
+];
+
+/** The node's section of NodeNetworkStatus (and Node condition), or a file when there is no cluster. */
+function statusSinks(
+  config: AgentHostConfig & { nodeName: string },
+  kc: KubeConfig | undefined,
+  logger: Logger,
+): { host: StatusSink<NodeNetworkStatusSection>; netns: StatusSink<NodeNetworkStatusSection> | undefined } {
+  if (!kc)
+    return { host: createStatusFile({ path: join(config.stateDir, 'status.json') }), netns: undefined };
+  const common = {
+    kc,
+    nodeName: config.nodeName,
+    resource: NODE_NETWORK_STATUS_RESOURCE,
+    kind: 'NodeNetworkStatus',
+    log: logger,
+  };
+  return {
+    host: createNodeStatusSink({
+      ...common,
+      section: 'host',
+      nodeConditionType: HOST_CONDITION,
+      ...(config.startupTaint ? { startupTaint: config.startupTaint } : {}),
+    }),
+    netns: createNodeStatusSink({ ...common, section: 'netns', nodeConditionType: 'FabrikNetnsReady' }),
+  };
+}
+
+export async function runAgent(
+  config: AgentHostConfig & { nodeName: string },
+  logger: Logger,
+  options: { readonly afterJournalStep?: HostAgentContext['afterJournalStep'] } = {},
+): Promise<number> {
+  const metrics = createAgentMetrics({ prefix: 'fabrik_agent_host' });
+  const ownedGauge = metrics.gauge('owned_objects', 'Objects agent-host owns, by kind', ['kind']);
+  const movesTotal = metrics.counter('single_nic_moves_total', 'Single-NIC moves finished, by direction', [
+    'direction',
+  ]);
+  const gapSeconds = metrics.histogram(
+    'single_nic_move_gap_seconds',
+    'From the journal step before the OVS transaction to the addresses and routes in place',
+    ['direction'],
+  );
+
+  const kc =
+    config.source.kind === 'kubernetes'
+      ? loadKubeConfig({ kubeconfig: config.source.kubeconfig }).kc
+      : undefined;
+  const source: IntentSource = kc
+    ? createKubernetesSource({ kc, nodeName: config.nodeName, kinds: KINDS, log: logger })
+    : createFileSource({
+        path: (config.source as { path: string }).path,
+        kinds: KINDS.map((k) => k.kind),
+        nodeName: config.nodeName,
+        onError: (e) => logger.warn({ err: e }, 'intent file: read failed'),
+      });
+  const sinks = statusSinks(config, kc, logger);
+  const events: EventRecorder | undefined = kc
+    ? createEventRecorder({ kc, component: 'fabrik-agent-host', host: config.nodeName, log: logger })
+    : undefined;
+  const nodeRef = { apiVersion: 'v1', kind: 'Node', name: config.nodeName };
+
+  let enqueue: (reason: string) => void = () => {};
+  let watched: WatchedNames = { links: new Set(), addressed: new Set() };
+  const ovs = openOvsConnection({
+    endpoint: config.ovsdbSocket,
+    logger,
+    onCacheUpdate: (changes) => {
+      const reason = ovsChangeReason(changes, watched);
+      if (reason) enqueue(reason);
+    },
+    onConnected: () => enqueue('ovsdb connected'),
+  });
+  const ovsTrigger: Trigger = {
+    start: (e) => {
+      enqueue = e;
+    },
+    stop: () => {
+      enqueue = () => {};
+    },
+  };
+  const netlink = createNetlink();
+  const ctx: HostAgentContext = {
+    config,
+    netlink,
+    ovs,
+    journals: createJournalStore(config.stateDir, (path, reason) =>
+      logger.error({ path, reason }, 'single NIC: unreadable journal ignored'),
+    ),
+    logger,
+    clock: () => new Date(),
+    vswitchdTimeoutMs: 30_000,
+    ...(options.afterJournalStep ? { afterJournalStep: options.afterJournalStep } : {}),
+  };
+  const relay = config.relay
+    ? createRelay({
+        intentFile: config.relay.intentFile,
+        statusFile: config.relay.statusFile,
+        netnsStatus: sinks.netns,
+        logger,
+      })
+    : undefined;
+  await relay?.start();
+
+  // /healthz fails on an unreachable OVSDB only while OVS is needed: a node that only uses
+  // `attach: kernel` runs without Open vSwitch.
+  let ovsNeeded = config.secondaryNetwork.ovsBridges.length > 0;
+  let conditions: readonly Condition[] | undefined;
+  const report = async (outcome: HostOutcome) => {
+    const { section, transitioned, condition } = hostSection(outcome, conditions, new Date());
+    conditions = section.conditions;
+    for (const [kind, n] of Object.entries(outcome.owned)) ownedGauge.set({ kind }, n);
+    if (transitioned)
+      events?.event(
+        nodeRef,
+        condition.status === 'True' ? 'Normal' : 'Warning',
+        condition.status === 'True' ? 'HostReady' : 'HostNotReady',
+        condition.message,
+      );
+    await sinks.host
+      .write(section)
+      .catch((e: unknown) => logger.warn({ err: e }, 'writing the host status failed'));
+  };
+  let lastOutcome: HostOutcome = {
+    objectErrors: [],
+    problems: [],
+    layer2Networks: {},
+    owned: { ovsBridge: 0, ovsPort: 0, vlan: 0 },
+  };
+
+  const reconcile = async ({
+    snapshot,
+    signal,
+  }: Parameters<Parameters<typeof runDaemon>[0]['reconcile']>[0]): Promise<ReconcileOutcome> => {
+    const relayProblems: string[] = [];
+    if (relay)
+      await relay.writeIntent(snapshot).catch((e: unknown) => {
+        relayProblems.push(
+          `relay: writing ${config.relay?.intentFile}: ${e instanceof Error ? e.message : String(e)}`,
+        );
+      });
+    try {
+      const pass = await reconcileHost(ctx, snapshot, { signal });
+      watched = pass.watched;
+      ovsNeeded = pass.neededOvs;
+      for (const m of pass.moves) {
+        const direction = m.kind === 'migrated' ? 'to_bridge' : 'to_nic';
+        movesTotal.inc({ direction });
+        gapSeconds.observe({ direction }, m.gapMs / 1000);
+        events?.event(
+          nodeRef,
+          'Normal',
+          m.kind === 'migrated' ? 'SingleNicMigrated' : 'SingleNicRestored',
+          m.kind === 'migrated'
+            ? `the addresses and routes of ${m.nic} moved to ${m.bridge} (${m.gapMs} ms)`
+            : `the addresses and routes of ${m.bridge} moved back to ${m.nic} (${m.gapMs} ms)`,
+        );
+      }
+      lastOutcome = { ...pass.outcome, problems: [...pass.outcome.problems, ...relayProblems] };
+      await report(lastOutcome);
+      const refused = lastOutcome.objectErrors.length + lastOutcome.problems.length;
+      return {
+        result: refused > 0 ? 'invalid' : 'success',
+        counts: {
+          ...pass.counts,
+          objectErrors: lastOutcome.objectErrors.length,
+          problems: lastOutcome.problems.length,
+        },
+        ...(refused > 0
+          ? {
+              message: [
+                ...lastOutcome.problems,
+                ...lastOutcome.objectErrors.map((e) => `${e.kind} ${e.name}: ${e.message}`),
+              ].join('; '),
+            }
+          : {}),
+      };
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      await report({ ...lastOutcome, error: message, problems: relayProblems });
+      return { result: 'error', message };
+    }
+  };
+
+  try {
+    return await runDaemon({
+      logger,
+      metrics,
+      source,
+      reconcile,
+      triggers: [
+        ovsTrigger,
+        netlinkDriftTrigger(
+          netlink,
+          () => watched,
+          (why) => logger.warn({ why }, 'drift monitor'),
+        ),
+      ],
+      resyncIntervalMs: config.resyncSeconds * 1000,
+      metricsAddress: config.metricsAddress,
+      healthAddress: config.healthAddress,
+      healthChecks: {
+        ovsdb: async () => {
+          const problem = ovs.problem();
+          if (problem && ovsNeeded) throw new Error(problem);
+        },
+      },
+    });
+  } finally {
+    relay?.stop();
+    await ovs.close();
+    await events?.flush();
+  }
+}

@@ -1,0 +1,113 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  apiVersionOf,
+  startInformer,
+  startNodeInformer,
+  type GroupVersionResource,
+  type Informer,
+  type KubeLogger,
+  type NodeObject,
+} from '@fabrik/kube';
+import type { IntentObject, IntentSnapshot, IntentSource, SourceProblem } from './intent.js';
+
+/** A kind the source follows, and where the API serves it. */
+export interface WatchedKind {
+  /** `VRF` */
+  readonly kind: string;
+  readonly resource: GroupVersionResource;
+}
+
+export interface KubernetesSourceOptions {
+  readonly kc: KubeConfig;
+  /** This node: its labels (nodeSelectors) come from its Node object, watched by name. */
+  readonly nodeName: string;
+  readonly kinds: readonly WatchedKind[];
+  readonly log?: KubeLogger;
+  /** For the description in logs: the API server's address. */
+  readonly server?: string;
+}
+
+/**
+ * An intent source over supervised informers (@fabrik/kube): one per kind (list, then watch;
+ * relist on 410; restart with backoff on any other error), plus one on this Node by name. Synced
+ * once every informer has listed successfully. Objects are passed on as the API server holds them
+ * (validation is the agent's, object by object); a change of the Node counts only when its labels
+ * change (the kubelet updates its status every few seconds).
+ */
+export function createKubernetesSource(options: KubernetesSourceOptions): IntentSource {
+  let informers: { kind: string; informer: Informer<IntentObject> }[] = [];
+  let node: Informer<NodeObject> | undefined;
+  let nodeLabels = '';
+  return {
+    description: `kubernetes ${options.server ?? options.kc.getCurrentCluster()?.server ?? ''}`.trim(),
+    async start(onChange) {
+      informers = options.kinds.map(({ kind, resource }) => ({
+        kind,
+        informer: startInformer<IntentObject>({
+          kc: options.kc,
+          ...resource,
+          name: kind,
+          parse: intentObjectParser(kind, apiVersionOf(resource)),
+          onChange: (key) => onChange(`${kind} ${key} changed`),
+          // The daemon resyncs on its own timer.
+          resyncIntervalMs: 0,
+          ...(options.log ? { log: options.log } : {}),
+        }),
+      }));
+      node = startNodeInformer({
+        kc: options.kc,
+        nodeName: options.nodeName,
+        resyncIntervalMs: 0,
+        ...(options.log ? { log: options.log } : {}),
+        onChange: () => {
+          const labels = JSON.stringify(sortedLabels(node?.get(options.nodeName)?.metadata.labels));
+          if (labels === nodeLabels) return;
+          nodeLabels = labels;
+          onChange(`Node ${options.nodeName} labels changed`);
+        },
+      });
+      // Each informer reports its first list through onChange (or, for an empty list, through this).
+      void Promise.all([...informers.map((i) => i.informer.waitForSync()), node.waitForSync()]).then(
+        () => onChange('intent source synced'),
+        () => {},
+      );
+    },
+    hasSynced: () => node !== undefined && node.hasSynced() && informers.every((i) => i.informer.hasSynced()),
+    snapshot(): IntentSnapshot {
+      const problems: SourceProblem[] = [];
+      for (const { kind, informer } of informers) {
+        for (const [key, invalid] of informer.invalid())
+          problems.push({ where: `${kind} ${key}`, message: errorMessage(invalid.error) });
+      }
+      const nodeObject = node?.get(options.nodeName);
+      if (node?.hasSynced() && nodeObject === undefined)
+        problems.push({
+          where: `Node ${options.nodeName}`,
+          message: 'not found: nodeSelectors match no label',
+        });
+      return {
+        objects: informers.flatMap(({ informer }) => informer.list()),
+        node: { name: options.nodeName, labels: { ...(nodeObject?.metadata.labels ?? {}) } },
+        problems,
+      };
+    },
+    async stop() {
+      await Promise.all([...informers.map((i) => i.informer.stop()), node?.stop()]);
+    },
+  };
+}
+
+/** Objects of list responses may lack apiVersion and kind: the source fills them in. */
+function intentObjectParser(kind: string, apiVersion: string): (raw: unknown) => IntentObject {
+  return (raw) => {
+    const o = raw as { metadata?: { name?: unknown } } | null;
+    if (typeof o?.metadata?.name !== 'string') throw new Error('metadata.name: required');
+    return { apiVersion, kind, ...(raw as object) } as IntentObject;
+  };
+}
+
+function sortedLabels(labels: Record<string, string> | undefined): [string, string][] {
+  return Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));

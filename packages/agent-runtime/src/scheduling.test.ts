@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { IntentObject, IntentSnapshot } from './intent.js';
+import { scheduleIntent } from './scheduling.js';
+
+const API = 'network.fabrik.dev/v1alpha1';
+const l2 = (name: string, spec: Record<string, unknown>, created?: string): IntentObject => ({
+  apiVersion: API,
+  kind: 'Layer2Network',
+  metadata: { name, ...(created ? { creationTimestamp: created } : {}) } as IntentObject['metadata'],
+  spec,
+});
+const vrf = (name: string, vni: number): IntentObject => ({
+  apiVersion: API,
+  kind: 'VRF',
+  metadata: { name },
+  spec: { vni },
+});
+const snapshot = (objects: IntentObject[], labels?: Record<string, string>): IntentSnapshot => ({
+  objects,
+  problems: [],
+  ...(labels ? { node: { name: 'node-a', labels } } : {}),
+});
+
+describe('scheduleIntent', () => {
+  it('keeps valid objects whose nodeSelector matches the node, and lists the others as not scheduled', () => {
+    const s = scheduleIntent(
+      snapshot(
+        [
+          l2('web', { vni: 2100, vlan: 100, vrf: 'red' }),
+          l2('db', { vni: 2200, vlan: 200, nodeSelector: { matchLabels: { rack: 'b' } } }),
+          vrf('red', 1001),
+          l2('any', {
+            vni: 2300,
+            vlan: 300,
+            nodeSelector: { matchExpressions: [{ key: 'rack', operator: 'In', values: ['a', 'c'] }] },
+          }),
+        ],
+        { rack: 'a' },
+      ),
+    );
+    expect(s.layer2Networks.map((l) => l.metadata.name)).toEqual(['any', 'web']);
+    expect(s.layer2Networks[1]?.spec.mtu).toBe(1500); // defaults applied
+    expect(s.vrfs.map((v) => v.metadata.name)).toEqual(['red']);
+    expect(s.notScheduled).toEqual(['Layer2Network db']);
+    expect(s.objectErrors).toEqual([]);
+  });
+
+  it('skips invalid objects, bad selectors and conflicts with the field named; the older object keeps a VLAN', () => {
+    const s = scheduleIntent(
+      snapshot(
+        [
+          l2('too-big', { vni: 2100, vlan: 5000 }),
+          l2('bad-selector', {
+            vni: 2200,
+            vlan: 200,
+            nodeSelector: { matchExpressions: [{ key: 'rack', operator: 'In' }] },
+          }),
+          l2('first', { vni: 2300, vlan: 300 }, '2026-01-01T00:00:00Z'),
+          l2('second', { vni: 2400, vlan: 300 }, '2026-02-01T00:00:00Z'),
+          l2('orphan', { vni: 2500, vlan: 500, vrf: 'missing' }),
+        ],
+        {},
+      ),
+    );
+    expect(s.layer2Networks.map((l) => l.metadata.name)).toEqual(['first']);
+    expect(s.objectErrors.map(({ name, field }) => ({ name, field }))).toEqual([
+      { name: 'bad-selector', field: expect.stringMatching(/^spec\.nodeSelector/) },
+      { name: 'orphan', field: 'spec.vrf' },
+      { name: 'second', field: 'spec.vlan' },
+      { name: 'too-big', field: 'spec.vlan' },
+    ]);
+  });
+
+  it('schedules every valid object when the source knows no node (a file a relay already filtered)', () => {
+    const s = scheduleIntent(
+      snapshot([l2('db', { vni: 2200, vlan: 200, nodeSelector: { matchLabels: { rack: 'b' } } })]),
+    );
+    expect(s.layer2Networks.map((l) => l.metadata.name)).toEqual(['db']);
+    expect(s.notScheduled).toEqual([]);
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { createStreamTrigger, type EventStream } from './stream-trigger.js';
+
+/** A stream the test drives: `emit` an event, `end` it as if the process had exited. */
+function fakeStreams() {
+  const opened: { emit: (e: string) => void; end: (how: unknown) => void; stopped: boolean }[] = [];
+  const open = (onEvent: (e: string) => void): EventStream => {
+    let end!: (how: unknown) => void;
+    const exited = new Promise<unknown>((r) => (end = r));
+    const s = { emit: onEvent, end, stopped: false };
+    opened.push(s);
+    return {
+      exited,
+      stop: async () => {
+        s.stopped = true;
+        end({ exitCode: null, signal: 'SIGTERM', stderr: '' });
+      },
+    };
+  };
+  return { opened, open };
+}
+
+const until = async (probe: () => boolean) => {
+  for (let i = 0; i < 200 && !probe(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(probe()).toBe(true);
+};
+
+describe('createStreamTrigger', () => {
+  it('enqueues the events it cares about, and reopens a stream that ended by itself', async () => {
+    const { opened, open } = fakeStreams();
+    const reasons: string[] = [];
+    const exits: string[] = [];
+    const trigger = createStreamTrigger<string>({
+      open,
+      reasonOf: (e) => (e.startsWith('mine') ? `${e} changed` : undefined),
+      onExit: (why) => exits.push(why),
+      restartDelayMs: 1,
+      name: 'ip monitor',
+    });
+    await trigger.start((r) => reasons.push(r));
+    opened[0]!.emit('mine-1');
+    opened[0]!.emit('theirs');
+    expect(reasons).toEqual(['mine-1 changed']);
+
+    opened[0]!.end({ exitCode: 1, signal: null, stderr: 'Cannot open netlink socket\n' });
+    await until(() => opened.length === 2);
+    expect(exits).toEqual(['ip monitor ended: code 1: Cannot open netlink socket']);
+    expect(reasons).toEqual(['mine-1 changed', 'ip monitor restarted']);
+    opened[1]!.emit('mine-2');
+    expect(reasons.at(-1)).toBe('mine-2 changed');
+
+    await trigger.stop();
+    expect(opened[1]!.stopped).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(opened).toHaveLength(2); // stopping is not an exit to recover from
+    expect(exits).toHaveLength(1);
+  });
+});
