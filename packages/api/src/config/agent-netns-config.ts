@@ -64,8 +64,12 @@ export const AgentNetnsConfig = z
       hbrVrf: c.hbrVrf,
       underlay: c.underlay,
     };
+    // A neighbour that fails its own rules was reported by its field already.
+    const invalid = new Set(
+      c.underlay.neighbors.flatMap((n, i) => (UnderlayNeighbor.safeParse(n).success ? [] : [i])),
+    );
     for (const issue of FrrIntentSchema.safeParse(identity).error?.issues ?? []) {
-      if (issue.path[0] === 'underlay')
+      if (issue.path[0] === 'underlay' && !invalid.has(Number(issue.path[2])))
         ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     }
   });

@@ -50,6 +50,7 @@ describe('AgentNetnsConfig', () => {
       'metricsAddress',
       'mode',
       'routerId',
+      'underlay.neighbors[0].address',
       'underlay.neighbors[0].password',
       'unknownKey',
     ]);
