@@ -1,4 +1,5 @@
-// `npm run -s apiserver -- --port <p> --dir <d> [--crds <dir>]... [--rbac] [--http] [--history <n>]`:
+// `npm run -s apiserver -- --port <p> --dir <d> [--crds <dir>]... [--rbac] [--http] [--history <n>]
+//   [--host <listen address>] [--advertise-address <address clients use>]`:
 // runs the test API server in the foreground. The first line printed is the kubeconfig path, so a
 // script can read it and point kubectl at the server (`-s` keeps npm's own banner out of stdout).
 // SIGINT/SIGTERM stop it with its state saved; SIGUSR1 compacts its history (every watch is cut and
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     dir: { type: 'string' },
     crds: { type: 'string', multiple: true },
     host: { type: 'string', default: '127.0.0.1' },
+    'advertise-address': { type: 'string' },
     rbac: { type: 'boolean', default: false },
     http: { type: 'boolean', default: false },
     history: { type: 'string', default: '1000' },
@@ -30,6 +32,7 @@ if (!/^\d+$/.test(values.port) || !/^\d+$/.test(values.history)) {
 const server = await startApiServer({
   port: Number(values.port),
   host: values.host,
+  ...(values['advertise-address'] !== undefined ? { advertiseAddress: values['advertise-address'] } : {}),
   ...(values.dir !== undefined ? { dir: values.dir } : {}),
   ...(values.crds !== undefined ? { crdDirs: values.crds } : {}),
   rbac: values.rbac,

@@ -1,8 +1,9 @@
-// Property: whatever sequence of creates, updates, merge patches and deletes the server takes, a
-// watcher from resourceVersion 0 sees exactly the server's history in commit order, every paginated
-// list taken meanwhile is the replay of that history up to its resourceVersion, the final list is the
-// replay of all of it, as is an exact read at each of its versions. fast-check with a fixed seed and
-// a bounded number of runs.
+// Property: whatever sequence of creates, updates, merge patches, label changes and deletes the
+// server takes, a watcher from resourceVersion 0 sees exactly the server's history in commit order,
+// a watcher with a label selector sees objects enter (ADDED), change and leave (DELETED) its
+// selection, every paginated list taken meanwhile is the replay of the history up to its
+// resourceVersion, and the final list is the replay of all of it, as is an exact read at each of its
+// versions. fast-check with a fixed seed and a bounded number of runs.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +12,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from './server.js';
 
 type Meta = { name: string; resourceVersion: string };
-type ConfigMap = { metadata: Meta; data?: { v: string } };
-type Change = { rv: number; type: 'ADDED' | 'MODIFIED' | 'DELETED'; name: string; value: string };
+type ConfigMap = { metadata: Meta & { labels?: { team?: string } }; data?: { v: string } };
+type Change = {
+  rv: number;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  name: string;
+  value: string;
+  team?: string;
+};
 
 let server: ApiServer;
 let dir: string;
@@ -67,6 +74,9 @@ function startWatch(path: string): { changes: Change[]; stop: () => void; ready:
               type: event.type,
               name: event.object.metadata.name,
               value: event.object.data?.v ?? '',
+              ...(event.object.metadata.labels?.team !== undefined
+                ? { team: event.object.metadata.labels.team }
+                : {}),
             });
           }
         }
@@ -88,10 +98,27 @@ function replay(history: Change[], upTo: number): Record<string, string> {
   return state;
 }
 
+/** What a watcher with labelSelector team=x must see: objects entering and leaving the selection. */
+function selected(history: Change[]): string[] {
+  const team = new Map<string, string | undefined>();
+  const events: string[] = [];
+  for (const c of history) {
+    const was = team.get(c.name) === 'x';
+    const is = c.type !== 'DELETED' && c.team === 'x';
+    if (c.type === 'DELETED') team.delete(c.name);
+    else team.set(c.name, c.team);
+    if (was && is) events.push(`MODIFIED ${c.name}@${c.rv}`);
+    else if (is) events.push(`ADDED ${c.name}@${c.rv}`);
+    else if (was) events.push(`DELETED ${c.name}@${c.rv}`);
+  }
+  return events;
+}
+
 const operation = fc.record({
-  kind: fc.constantFrom('create', 'update', 'patch', 'delete'),
+  kind: fc.constantFrom('create', 'update', 'patch', 'label', 'delete'),
   name: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
   value: fc.constantFrom('1', '2', '3'),
+  team: fc.constantFrom('x', 'y', null),
 });
 
 let run = 0;
@@ -103,10 +130,12 @@ it('watch and paginated lists agree with the history of random writes', async ()
       expect((await call('POST', '/api/v1/namespaces', { metadata: { name: ns } })).status).toBe(201);
       const base = `/api/v1/namespaces/${ns}/configmaps`;
       const watcher = startWatch(`${base}?watch=true&resourceVersion=0`);
-      await watcher.ready;
+      const teamX = startWatch(`${base}?watch=true&resourceVersion=0&labelSelector=team%3Dx`);
+      await Promise.all([watcher.ready, teamX.ready]);
 
       const history: Change[] = [];
       const lastRv = new Map<string, number>();
+      const teams = new Map<string, string | undefined>();
       const snapshots: { rv: number; state: Record<string, string> }[] = [];
       let writing = true;
       const lister = (async () => {
@@ -130,14 +159,22 @@ it('watch and paginated lists agree with the history of random writes', async ()
 
       for (const op of ops) {
         const path = `${base}/${op.name}`;
+        const metadata = { name: op.name, ...(op.team !== null ? { labels: { team: op.team } } : {}) };
         const res =
           op.kind === 'create'
-            ? await call('POST', base, { metadata: { name: op.name }, data: { v: op.value } })
+            ? await call('POST', base, { metadata, data: { v: op.value } })
             : op.kind === 'update'
-              ? await call('PUT', path, { metadata: { name: op.name }, data: { v: op.value } })
+              ? await call('PUT', path, { metadata, data: { v: op.value } })
               : op.kind === 'patch'
                 ? await call('PATCH', path, { data: { v: op.value } }, 'application/merge-patch+json')
-                : await call('DELETE', path);
+                : op.kind === 'label'
+                  ? await call(
+                      'PATCH',
+                      path,
+                      { metadata: { labels: { team: op.team } } },
+                      'application/merge-patch+json',
+                    )
+                  : await call('DELETE', path);
         if (res.status >= 300) {
           expect([404, 409]).toContain(res.status);
           continue;
@@ -146,14 +183,22 @@ it('watch and paginated lists agree with the history of random writes', async ()
           history.push({ rv: 0, type: 'DELETED', name: op.name, value: '' });
           continue;
         }
-        const rv = Number((res.body.metadata as Meta).resourceVersion);
+        const stored = res.body as ConfigMap;
+        const rv = Number(stored.metadata.resourceVersion);
         if (lastRv.get(op.name) === rv) continue; // an update that changed nothing is no event
         lastRv.set(op.name, rv);
+        const team =
+          op.kind === 'create' || op.kind === 'update' || op.kind === 'label'
+            ? (op.team ?? undefined)
+            : teams.get(op.name);
+        teams.set(op.name, team);
+        expect(stored.metadata.labels?.team).toBe(team);
         history.push({
           rv,
           type: op.kind === 'create' ? 'ADDED' : 'MODIFIED',
           name: op.name,
-          value: op.value,
+          value: stored.data?.v ?? '',
+          ...(team !== undefined ? { team } : {}),
         });
       }
       writing = false;
@@ -175,9 +220,17 @@ it('watch and paginated lists agree with the history of random writes', async ()
       expect(rvs).toEqual([...rvs].sort((a, b) => a - b));
       history.forEach((change, i) => {
         const seen = watcher.changes[i]!;
-        if (change.type === 'DELETED') change.rv = seen.rv;
-        else expect(seen).toEqual(change);
+        if (change.type === 'DELETED') {
+          change.rv = seen.rv;
+          if (seen.team !== undefined) change.team = seen.team;
+        } else expect(seen).toEqual(change);
       });
+      const expectedTeamX = selected(history);
+      while (teamX.changes.length < expectedTeamX.length && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      teamX.stop();
+      expect(teamX.changes.map((c) => `${c.type} ${c.name}@${c.rv}`)).toEqual(expectedTeamX);
       for (const snapshot of snapshots) expect(snapshot.state).toEqual(replay(history, snapshot.rv));
       // An exact read at every version of the history is its replay up to that version.
       for (const { rv } of history) {

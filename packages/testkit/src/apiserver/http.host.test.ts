@@ -62,12 +62,15 @@ async function watchUntil(
   const reader = res.body!.getReader();
   const events: WatchEvent[] = [];
   let buffer = '';
+  // A bound on the wait, not a timing check: a stream still open then counts as not ended.
   const timer = setTimeout(() => controller.abort(), 5000);
   const pending = during?.();
   let ended = false;
   try {
     while (!done(events)) {
-      const { value, done: streamDone } = await reader.read();
+      const chunk = await reader.read().catch(() => undefined);
+      if (chunk === undefined) break;
+      const { value, done: streamDone } = chunk;
       if (streamDone) {
         ended = true;
         break;
@@ -145,10 +148,8 @@ describe('watch', () => {
   });
 
   it('ends the stream after timeoutSeconds', async () => {
-    const started = Date.now();
     const { ended } = await watchUntil(`${CM}?watch=true&timeoutSeconds=1`, () => false);
     expect(ended).toBe(true);
-    expect(Date.now() - started).toBeLessThan(4000);
   });
 
   it('answers a compacted resourceVersion with an ERROR event carrying a 410 Expired Status', async () => {

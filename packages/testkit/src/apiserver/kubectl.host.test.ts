@@ -192,6 +192,16 @@ describe.each(KUBECTLS)('%s', (kubectlPath) => {
     ]);
   });
 
+  it('lists Events as kubectl does (name only with -o wide)', async () => {
+    await kubectl('apply', '-f', join(FIXTURES, 'events'));
+    const [header, row] = (await kubectl('get', 'events')).trim().split('\n');
+    expect(header!.split(/\s{2,}/)).toEqual(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+    expect(row!.split(/\s{2,}/).slice(1)).toEqual(['Normal', 'Provisioned', 'node/node-a', 'network ready']);
+    expect((await kubectl('get', 'events', '-o', 'wide')).trim().split('\n')[1]).toMatch(
+      /\snode-a\.provisioned$/,
+    );
+  });
+
   it('deletes', async () => {
     expect(await kubectl('delete', 'l2', 'l2-200')).toContain(
       'layer2network.network.fabrik.dev "l2-200" deleted',

@@ -42,6 +42,15 @@ function nodeRoles(node: JsonObject): string {
   return roles.length > 0 ? roles.join(',') : '<none>';
 }
 
+/** An event's object as `kubectl get events` shows it: `node/node-a`. */
+function eventObject(field: 'involvedObject' | 'regarding'): (event: JsonObject) => string {
+  return (event) => {
+    const ref = event[field];
+    if (!isObject(ref)) return '';
+    return `${String(ref.kind ?? '').toLowerCase()}/${String(ref.name ?? '')}`;
+  };
+}
+
 function podReady(pod: JsonObject): string {
   const statuses = list(field(pod, 'status', 'containerStatuses'));
   return `${statuses.filter((c) => c.ready === true).length}/${list(field(pod, 'spec', 'containers')).length}`;
@@ -74,6 +83,8 @@ export interface ResourceType {
   fieldLabels: string[];
   /** Printer columns after NAME (custom resources: additionalPrinterColumns). */
   columns: PrinterColumn[];
+  /** NAME is the last column, shown only with -o wide (Events, as kube prints them). */
+  nameLast?: boolean;
   /** The validation schema of this version (custom resources only). */
   schema: CompiledSchema | undefined;
   /** The raw OpenAPI v3 schema (for /openapi and explain), when there is one. */
@@ -276,6 +287,7 @@ const BUILTIN_TYPES: readonly ResourceType[] = [
     plural: 'events',
     namespaced: true,
     shortNames: ['ev'],
+    nameLast: true,
     fieldLabels: [
       'involvedObject.kind',
       'involvedObject.namespace',
@@ -290,9 +302,16 @@ const BUILTIN_TYPES: readonly ResourceType[] = [
       'type',
     ],
     columns: [
+      { name: 'Last Seen', type: 'date', priority: 0, jsonPath: '.lastTimestamp' },
       { name: 'Type', type: 'string', priority: 0, jsonPath: '.type' },
       { name: 'Reason', type: 'string', priority: 0, jsonPath: '.reason' },
-      { name: 'Object', type: 'string', priority: 0, jsonPath: '.involvedObject.name' },
+      {
+        name: 'Object',
+        type: 'string',
+        priority: 0,
+        jsonPath: '.involvedObject',
+        compute: eventObject('involvedObject'),
+      },
       { name: 'Message', type: 'string', priority: 0, jsonPath: '.message' },
     ],
   }),
@@ -342,6 +361,7 @@ const BUILTIN_TYPES: readonly ResourceType[] = [
     plural: 'events',
     namespaced: true,
     shortNames: ['ev'],
+    nameLast: true,
     patchStrategies: undefined,
     fieldLabels: [
       'reason',
@@ -352,9 +372,16 @@ const BUILTIN_TYPES: readonly ResourceType[] = [
       'reportingController',
     ],
     columns: [
+      { name: 'Last Seen', type: 'date', priority: 0, jsonPath: '.eventTime' },
       { name: 'Type', type: 'string', priority: 0, jsonPath: '.type' },
       { name: 'Reason', type: 'string', priority: 0, jsonPath: '.reason' },
-      { name: 'Object', type: 'string', priority: 0, jsonPath: '.regarding.name' },
+      {
+        name: 'Object',
+        type: 'string',
+        priority: 0,
+        jsonPath: '.regarding',
+        compute: eventObject('regarding'),
+      },
       { name: 'Message', type: 'string', priority: 0, jsonPath: '.note' },
     ],
   }),

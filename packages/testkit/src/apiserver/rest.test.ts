@@ -156,4 +156,31 @@ describe('RestStorage', () => {
       'namespaces "team" not found',
     );
   });
+
+  it('serves every version of a CRD from one storage version (conversion None)', () => {
+    const { rest, registry } = setup();
+    const twoVersions = structuredClone(crd) as {
+      metadata: { name: string };
+      spec: { names: object; versions: JsonObject[] };
+    };
+    twoVersions.metadata.name = 'gadgets.test.fabrik.dev';
+    twoVersions.spec.names = { plural: 'gadgets', kind: 'Gadget' };
+    twoVersions.spec.versions = [
+      { ...twoVersions.spec.versions[0]!, name: 'v1beta1', storage: false },
+      { ...twoVersions.spec.versions[0]!, name: 'v1', storage: true },
+    ];
+    rest.create(CRD_TYPE, '', twoVersions as never);
+    const beta = registry.get('test.fabrik.dev', 'v1beta1', 'gadgets')!;
+    const v1 = registry.get('test.fabrik.dev', 'v1', 'gadgets')!;
+    expect(rest.create(beta, '', { metadata: { name: 'g' }, spec: { size: 2 } }).apiVersion).toBe(
+      'test.fabrik.dev/v1beta1',
+    );
+    expect(rest.get(v1, '', 'g')).toMatchObject({ apiVersion: 'test.fabrik.dev/v1', spec: { size: 2 } });
+    expect(rest.get(beta, '', 'g').apiVersion).toBe('test.fabrik.dev/v1beta1');
+    expect(registry.groups().find((g) => g.group === 'test.fabrik.dev')).toEqual({
+      group: 'test.fabrik.dev',
+      versions: ['v1', 'v1beta1'],
+      preferred: 'v1',
+    });
+  });
 });

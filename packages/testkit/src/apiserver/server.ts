@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { isIP, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,8 +36,13 @@ import { Store } from './store.js';
 export interface StartApiServerOptions {
   /** TCP port; 0 (default) picks a free one, which restarts keep. */
   port?: number;
-  /** Listen address. Default 127.0.0.1. */
+  /** Listen address. Default 127.0.0.1; `0.0.0.0` or `::` listens on every address. */
   host?: string;
+  /**
+   * The address clients use (kubeconfig server URL, certificate name), for example the lab's bridge
+   * address when agents in other namespaces connect. Default: `host`, or 127.0.0.1 when it is a wildcard.
+   */
+  advertiseAddress?: string;
   /** Where state, tokens, the TLS pair and the kubeconfig live. Default: a new temporary directory. */
   dir?: string;
   /** Directories of CRD YAML files applied at start. Default: the repository's deploy/crds (if present). */
@@ -95,10 +100,17 @@ function loadCrdFiles(dirs: string[]): JsonObject[] {
   return crds;
 }
 
-async function ensureCertificate(dir: string): Promise<{ cert: string; key: string }> {
+/**
+ * The server's self-signed certificate for `names` (IP addresses or DNS names), made with openssl
+ * once and kept in `dir`; made anew when the names change.
+ */
+async function ensureCertificate(dir: string, names: string[]): Promise<{ cert: string; key: string }> {
   const certPath = join(dir, 'apiserver.crt');
   const keyPath = join(dir, 'apiserver.key');
-  if (!existsSync(certPath) || !existsSync(keyPath)) {
+  const namesPath = join(dir, 'apiserver.names');
+  const subjectAltName = names.map((n) => (isIP(n) ? `IP:${n}` : `DNS:${n}`)).join(',');
+  const current = existsSync(namesPath) ? readFileSync(namesPath, 'utf8') : undefined;
+  if (!existsSync(certPath) || !existsSync(keyPath) || current !== subjectAltName) {
     await runCommand('openssl', [
       'req',
       '-x509',
@@ -116,8 +128,9 @@ async function ensureCertificate(dir: string): Promise<{ cert: string; key: stri
       '-subj',
       '/CN=fabrik-test-apiserver',
       '-addext',
-      'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost',
+      `subjectAltName=${subjectAltName}`,
     ]);
+    writeFileSync(namesPath, subjectAltName);
   }
   return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
 }
@@ -168,7 +181,15 @@ export async function startApiServer(options: StartApiServerOptions = {}): Promi
   }
   const saveTokens = (): void => writeFileSync(tokensPath, JSON.stringify(authenticator.entries()));
   saveTokens();
-  const pair = tls ? await ensureCertificate(dir) : undefined;
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const advertised = options.advertiseAddress ?? (wildcard ? '127.0.0.1' : host);
+  if (!isIP(advertised) && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i.test(advertised)) {
+    throw new Error(
+      `advertiseAddress: ${JSON.stringify(advertised)} is neither an IP address nor a DNS name`,
+    );
+  }
+  const certNames = [...new Set(['127.0.0.1', '::1', 'localhost', advertised, ...(wildcard ? [] : [host])])];
+  const pair = tls ? await ensureCertificate(dir, certNames) : undefined;
   const crdDirs = options.crdDirs ?? (existsSync(REPO_CRDS) ? [REPO_CRDS] : []);
   const crdFiles = loadCrdFiles(crdDirs);
 
@@ -247,7 +268,7 @@ export async function startApiServer(options: StartApiServerOptions = {}): Promi
   };
 
   await start();
-  const url = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `${tls ? 'https' : 'http'}://${advertised.includes(':') ? `[${advertised}]` : advertised}:${port}`;
   const kubeconfigPath = join(dir, 'kubeconfig');
   writeFileSync(kubeconfigPath, kubeconfigYaml(url, adminToken, 'admin', pair?.cert));
 

@@ -87,27 +87,27 @@ export function partialMetadata(obj: JsonObject): JsonObject {
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
 export function tableColumns(t: ResourceType): JsonObject[] {
-  return [
-    {
-      name: 'Name',
-      type: 'string',
-      format: 'name',
-      description: 'Name must be unique within a namespace.',
-      priority: 0,
-    },
-    ...t.columns.map((c) => ({
-      name: c.name,
-      type: c.type,
-      format: c.format ?? '',
-      description: c.description ?? '',
-      priority: c.priority,
-    })),
-  ];
+  const name: JsonObject = {
+    name: 'Name',
+    type: 'string',
+    format: 'name',
+    description: 'Name must be unique within a namespace.',
+    priority: t.nameLast ? 1 : 0,
+  };
+  const columns = t.columns.map((c) => ({
+    name: c.name,
+    type: c.type,
+    format: c.format ?? '',
+    description: c.description ?? '',
+    priority: c.priority,
+  }));
+  return t.nameLast ? [...columns, name] : [name, ...columns];
 }
 
 export function tableRow(t: ResourceType, obj: JsonObject, include: IncludeObject): JsonObject {
   const name = isObject(obj.metadata) ? (obj.metadata.name ?? '') : '';
-  const row: JsonObject = { cells: [name, ...t.columns.map((c) => cell(obj, c))] };
+  const cells = t.columns.map((c) => cell(obj, c));
+  const row: JsonObject = { cells: t.nameLast ? [...cells, name] : [name, ...cells] };
   if (include === 'Object') row.object = obj;
   else if (include === 'Metadata') row.object = partialMetadata(obj);
   return row;
