@@ -21,6 +21,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: roots.map((r) => `${r}/**/*.test.ts`),
+          // Pure, but some files admit thousands of objects or compile large schemas: seconds on
+          // a loaded 2-core machine, where vitest's 5 s default turns load into failures.
+          testTimeout: 30_000,
           exclude: ['**/*.host.test.ts', '**/*.lab.test.ts', '**/node_modules/**'],
           restoreMocks: true,
         },

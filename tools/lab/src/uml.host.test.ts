@@ -1,17 +1,22 @@
-import { readdir } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '@fabrik/netcore';
 import { runInLab } from './uml.js';
 
-const labStateDirs = async () => (await readdir('/var/tmp')).filter((d) => d.startsWith('fabrik-lab-'));
-const umlProcesses = async () => {
-  const { stdout } = await runCommand('ps', ['-eo', 'comm']);
-  return stdout.split('\n').filter((c) => c.trim() === 'linux.uml');
+// Other labs may run on this machine at the same time (other test files, other checkouts): look
+// only for what belongs to this run, found through its state directory.
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+const umlProcessesOf = async (stateDir: string) => {
+  const { stdout } = await runCommand('ps', ['-eo', 'args']);
+  return stdout.split('\n').filter((a) => a.includes('linux.uml') && a.includes(`init=${stateDir}/`));
 };
 
 describe('runInLab', () => {
   it('runs the command in the lab kernel, streams its output, returns its exit code and leaves nothing behind', async () => {
-    const before = await labStateDirs();
     let output = '';
     const result = await runInLab({
       command: [
@@ -27,7 +32,8 @@ describe('runInLab', () => {
     expect(output).toContain('hello lab');
     expect(output).toContain('vrf-ok'); // the host kernel has no vrf: this ran in the lab
     expect(output).not.toContain('Powering off'); // boot and shutdown messages are not the command's
-    expect(await labStateDirs()).toEqual(before);
-    expect(await umlProcesses()).toEqual([]);
+    expect(result.stateDir).toMatch(/^\/var\/tmp\/fabrik-lab-/);
+    expect(await exists(result.stateDir)).toBe(false);
+    expect(await umlProcessesOf(result.stateDir)).toEqual([]);
   }, 120_000);
 });

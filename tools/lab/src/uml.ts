@@ -36,6 +36,8 @@ export interface RunInLabOptions {
 export interface LabRunResult {
   readonly exitCode: number;
   readonly durationMs: number;
+  /** The run's state directory (kernel `init=` and argv); removed when the run returns. */
+  readonly stateDir: string;
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -212,7 +214,7 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
         Date.now() - startedAt >= (options.timeoutMs ?? 30 * 60_000) ? 'timed out' : `exited with ${status}`;
       throw new LabCrashedError(`the lab kernel ${why} before the command finished`, tail);
     }
-    return { exitCode: rc, durationMs: Date.now() - startedAt };
+    return { exitCode: rc, durationMs: Date.now() - startedAt, stateDir: state };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
