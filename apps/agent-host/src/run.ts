@@ -133,6 +133,11 @@ export async function runAgent(
     vswitchdTimeoutMs: 30_000,
     ...(options.afterJournalStep ? { afterJournalStep: options.afterJournalStep } : {}),
   };
+  if (config.cniSocket)
+    logger.warn(
+      { cniSocket: config.cniSocket },
+      'cniSocket is set, but the CNI fast path is not served yet (issue 15)',
+    );
   const relay = config.relay
     ? createRelay({
         intentFile: config.relay.intentFile,
