@@ -227,43 +227,40 @@ function computeDesired(
   };
 }
 
-/**
- * One reconcile pass (`cleanup`: move every single NIC back, delete every owned bridge, port and
- * link). Throws when something could not be applied (the daemon retries with backoff).
- */
-export async function reconcileHost(
-  ctx: HostAgentContext,
-  snapshot: IntentSnapshot | undefined,
-  options: { readonly cleanup?: boolean; readonly signal?: AbortSignal } = {},
-): Promise<HostPass> {
-  const { logger, netlink, journals } = ctx;
-  const cleanup = options.cleanup ?? false;
-  let observed = await observe(netlink);
-  const stored = await journals.loadAll();
-  const computed = computeDesired(ctx, snapshot, observed, stored, cleanup);
-  const { desired, objectErrors, problems } = computed;
-  const neededOvs = needsOvs(desired.ovs, computed.decisions);
-  const client = ovsClient(ctx.ovs, neededOvs);
-  const { ovs, problems: ownership } = withoutConflicts(desired.ovs, client);
-  problems.push(...ownership);
-  const decisions = withoutForeignBridges(computed.decisions, ovs);
-  if (options.signal?.aborted) throw new Error('stopping');
+type SaveStep = (journal: MigrationJournal, step: MigrationStep) => Promise<MigrationJournal>;
+type Move = HostPass['moves'][number];
 
-  // 1. Journal first: what a NIC holds is on disk before anything moves.
-  const active: MigrationJournal[] = [];
-  const started = new Map<string, number>();
-  const save = async (journal: MigrationJournal, step: MigrationStep) => {
+/** Saves a journal at `step` (durably), then tells the failpoint. */
+const journalStep =
+  (ctx: HostAgentContext): SaveStep =>
+  async (journal, step) => {
     const next = { ...journal, step };
-    await journals.save(next);
+    await ctx.journals.save(next);
     ctx.afterJournalStep?.(step, next);
     return next;
   };
+
+/**
+ * Step 1 of a pass: what each migration is about to do goes to its journal before anything moves
+ * (`begin` with what the NIC holds, `restoring`, or what was adopted from the NIC). Returns the
+ * journals of this pass and when each move started (for the gap it reports).
+ */
+async function journalDecisions(
+  ctx: HostAgentContext,
+  decisions: readonly MigrationDecision[],
+  observed: ObservedState,
+  problems: string[],
+  save: SaveStep,
+): Promise<{ active: MigrationJournal[]; started: Map<string, number> }> {
+  const { logger, journals } = ctx;
+  const active: MigrationJournal[] = [];
+  const started = new Map<string, number>();
   for (const d of decisions) {
+    let journal: MigrationJournal;
     if (d.kind === 'start') {
-      const { journal, unsupported } = beginMigration(d.bridge, d.nic, observed.routes ?? [], ctx.clock());
-      problems.push(...unsupported.map((u) => `${d.nic.spec.name}: ${u} (not moved)`));
-      await journals.save(journal);
-      ctx.afterJournalStep?.('begin', journal);
+      const begun = beginMigration(d.bridge, d.nic, observed.routes ?? [], ctx.clock());
+      problems.push(...begun.unsupported.map((u) => `${d.nic.spec.name}: ${u} (not moved)`));
+      journal = await save(begun.journal, 'begin');
       logger.info(
         {
           bridge: d.bridge,
@@ -273,55 +270,58 @@ export async function reconcileHost(
         },
         'single NIC: moving its addresses and routes to the bridge',
       );
-      active.push(journal);
-      started.set(journal.bridge, performance.now());
     } else if (d.kind === 'forward') {
-      const { journal, adopted } = adoptFromNic(d.journal, observed);
-      if (adopted.length > 0) {
+      const adoption = adoptFromNic(d.journal, observed);
+      journal = adoption.journal;
+      if (adoption.adopted.length > 0) {
         await journals.save(journal);
         logger.info(
-          { bridge: journal.bridge, nic: journal.nic, adopted },
+          { bridge: journal.bridge, nic: journal.nic, adopted: adoption.adopted },
           'single NIC: configuration put on the NIC moves to the bridge',
         );
       }
-      if (journal.step === 'begin') started.set(journal.bridge, performance.now());
-      active.push(journal);
     } else {
-      const journal =
-        directionOf(d.journal.step) === 'to-bridge' ? await save(d.journal, 'restoring') : d.journal;
-      if (journal.step === 'restoring') started.set(journal.bridge, performance.now());
-      active.push(journal);
+      journal = directionOf(d.journal.step) === 'to-bridge' ? await save(d.journal, 'restoring') : d.journal;
     }
+    if (journal.step === 'begin' || journal.step === 'restoring')
+      started.set(journal.bridge, performance.now());
+    active.push(journal);
   }
+  return { active, started };
+}
 
-  // 2. OVS: one transaction.
-  const ovsPlan = client ? await reconcileOvs(client, ovs) : undefined;
-  if (ovsPlan && ovsPlan.changes.length > 0) logger.info({ changes: formatOvsPlan(ovsPlan) }, 'ovs: applied');
-
-  // 3. ovs-vswitchd has taken the NIC (and made the local port), or let it go.
-  for (const [i, j] of active.entries()) {
-    if (!client) break; // unreachable: a migration needs OVS (ovsClient threw)
-    if (j.step === 'begin') {
+/** Step 3: ovs-vswitchd has taken each NIC that joins (and made the local port), or let it go. */
+async function awaitVswitchd(
+  ctx: HostAgentContext,
+  client: OvsdbClient | undefined,
+  active: readonly MigrationJournal[],
+  save: SaveStep,
+): Promise<MigrationJournal[]> {
+  const out: MigrationJournal[] = [];
+  for (const j of active) {
+    if (client && j.step === 'begin') {
       await waitForOfport(client, j.bridge, { timeoutMs: ctx.vswitchdTimeoutMs });
       await waitForOfport(client, j.nic, { timeoutMs: ctx.vswitchdTimeoutMs });
-      active[i] = await save(j, 'bridged');
-    } else if (j.step === 'restoring') {
+      out.push(await save(j, 'bridged'));
+    } else if (client && j.step === 'restoring') {
       await waitForVswitchd(client, { timeoutMs: ctx.vswitchdTimeoutMs });
-      active[i] = await save(j, 'unbridged');
-    }
+      out.push(await save(j, 'unbridged'));
+    } else out.push(j);
   }
+  return out;
+}
 
-  // 4. netlink: tr.<vid> VLAN links (owned; the others of agent-host are deleted), internal ports up.
-  const vlanPlan = await netlink.reconcile({ owner: OWNER, links: [...desired.kernelVlans] });
-  if (vlanPlan.plan.ops.length > 0) logger.info({ ops: formatPlan(vlanPlan.plan) }, 'netlink: applied');
-  observed = await observe(netlink);
-  const ups: NetlinkBatchOp[] = desired.internalPortsUp
-    .filter((n) => observed.links.some((l) => l.spec.name === n && !l.spec.up))
-    .map((name) => ({ op: 'linkSetUp', name }));
-  await netlink.batch(ups);
-
-  // 5. Addresses and routes: one batch per migration, verified.
-  const moves: { kind: 'migrated' | 'restored'; bridge: string; nic: string; gapMs: number }[] = [];
+/** Step 5: one `ip -batch` per migration, verified by observing again; the journal records the end. */
+async function moveAddresses(
+  ctx: HostAgentContext,
+  active: readonly MigrationJournal[],
+  observedBefore: ObservedState,
+  started: ReadonlyMap<string, number>,
+  save: SaveStep,
+): Promise<Move[]> {
+  const { logger, netlink } = ctx;
+  let observed = observedBefore;
+  const moves: Move[] = [];
   for (const j of active) {
     const ops = planMove(j, observed);
     if (ops.length > 0) {
@@ -334,37 +334,82 @@ export async function reconcileHost(
         );
     }
     const gapMs = Math.round(performance.now() - (started.get(j.bridge) ?? performance.now()));
-    if (directionOf(j.step) === 'to-bridge') {
-      if (j.step !== 'moved') {
-        await save(j, 'moved');
-        moves.push({ kind: 'migrated', bridge: j.bridge, nic: j.nic, gapMs });
-        logger.info(
-          { bridge: j.bridge, nic: j.nic, gapMs },
-          'single NIC: addresses and routes are on the bridge',
-        );
-      }
-    } else {
+    if (directionOf(j.step) === 'to-nic') {
       ctx.afterJournalStep?.('restored', j);
-      await journals.clear(j.bridge);
+      await ctx.journals.clear(j.bridge);
       moves.push({ kind: 'restored', bridge: j.bridge, nic: j.nic, gapMs });
       logger.info(
         { bridge: j.bridge, nic: j.nic, gapMs },
         'single NIC: addresses and routes are back on the NIC',
       );
+    } else if (j.step !== 'moved') {
+      await save(j, 'moved');
+      moves.push({ kind: 'migrated', bridge: j.bridge, nic: j.nic, gapMs });
+      logger.info(
+        { bridge: j.bridge, nic: j.nic, gapMs },
+        'single NIC: addresses and routes are on the bridge',
+      );
     }
   }
+  return moves;
+}
+
+/**
+ * One reconcile pass (`cleanup`: move every single NIC back, delete every owned bridge, port and
+ * link). Throws when something could not be applied (the daemon retries with backoff).
+ */
+export async function reconcileHost(
+  ctx: HostAgentContext,
+  snapshot: IntentSnapshot | undefined,
+  options: { readonly cleanup?: boolean; readonly signal?: AbortSignal } = {},
+): Promise<HostPass> {
+  const { logger, netlink } = ctx;
+  const observed = await observe(netlink);
+  const computed = computeDesired(
+    ctx,
+    snapshot,
+    observed,
+    await ctx.journals.loadAll(),
+    options.cleanup ?? false,
+  );
+  const { desired, objectErrors, problems } = computed;
+  const neededOvs = needsOvs(desired.ovs, computed.decisions);
+  const client = ovsClient(ctx.ovs, neededOvs);
+  const { ovs, problems: ownership } = withoutConflicts(desired.ovs, client);
+  problems.push(...ownership);
+  if (options.signal?.aborted) throw new Error('stopping');
+  const save = journalStep(ctx);
+
+  // 1. Journal first: what a NIC holds is on disk before anything moves.
+  const decisions = withoutForeignBridges(computed.decisions, ovs);
+  const journaled = await journalDecisions(ctx, decisions, observed, problems, save);
+
+  // 2. OVS: one transaction. 3. ovs-vswitchd has caught up where a NIC joins or leaves.
+  const ovsPlan = client ? await reconcileOvs(client, ovs) : undefined;
+  if (ovsPlan && ovsPlan.changes.length > 0) logger.info({ changes: formatOvsPlan(ovsPlan) }, 'ovs: applied');
+  const active = await awaitVswitchd(ctx, client, journaled.active, save);
+
+  // 4. netlink: tr.<vid> VLAN links (owned; the others of agent-host are deleted), internal ports up.
+  const vlanPlan = await netlink.reconcile({ owner: OWNER, links: [...desired.kernelVlans] });
+  if (vlanPlan.plan.ops.length > 0) logger.info({ ops: formatPlan(vlanPlan.plan) }, 'netlink: applied');
+  const afterOvs = await observe(netlink);
+  const ups: NetlinkBatchOp[] = desired.internalPortsUp
+    .filter((n) => afterOvs.links.some((l) => l.spec.name === n && !l.spec.up))
+    .map((name) => ({ op: 'linkSetUp', name }));
+  await netlink.batch(ups);
+
+  // 5. Addresses and routes.
+  const moves = await moveAddresses(ctx, active, afterOvs, journaled.started, save);
 
   problems.push(...interfaceProblems(client, ovs));
-  const kernelVlans = desired.kernelVlans.length;
-  const outcome: HostOutcome = {
-    objectErrors,
-    problems,
-    layer2Networks: Object.fromEntries(desired.trunkVlans.map((v) => [v.network, v.generation])),
-    owned: ownedCounts(client, kernelVlans),
-  };
   const migrated = active.filter((j) => directionOf(j.step) === 'to-bridge');
   return {
-    outcome,
+    outcome: {
+      objectErrors,
+      problems,
+      layer2Networks: Object.fromEntries(desired.trunkVlans.map((v) => [v.network, v.generation])),
+      owned: ownedCounts(client, desired.kernelVlans.length),
+    },
     counts: {
       ovsChanges: ovsPlan?.changes.length ?? 0,
       netlinkOps: vlanPlan.plan.ops.length + ups.length,

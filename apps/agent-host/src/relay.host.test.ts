@@ -153,6 +153,16 @@ describe('the relay for the HBR container', () => {
     expect(events.items.map((e) => (e as Loose & { reason?: string }).reason)).toContain('HostReady');
   });
 
+  it('serves readiness and its metrics', async () => {
+    const serving = await agent.waitForLog('the endpoints', (l) => l.msg === 'serving metrics and health');
+    const [metricsAt, healthAt] = serving.addresses as string[];
+    expect((await fetch(`http://${healthAt ?? metricsAt}/readyz`)).status).toBe(200);
+    expect((await fetch(`http://${healthAt ?? metricsAt}/healthz`)).status).toBe(200);
+    const metrics = await (await fetch(`http://${metricsAt}/metrics`)).text();
+    expect(metrics).toMatch(/^fabrik_agent_host_reconciles_total\{result="success"\} [1-9]/m);
+    expect(metrics).toMatch(/^fabrik_agent_host_owned_objects\{kind="ovsBridge"\} 0$/m);
+  });
+
   it('leaves the last file in place when it stops', async () => {
     const before = await readFile(intentFile, 'utf8');
     await agent.stop();

@@ -9,6 +9,7 @@ import {
   type IntentSource,
   type Logger,
   type ReconcileOutcome,
+  type ReconcileRequest,
   type StatusSink,
   type Trigger,
 } from '@fabrik/agent-runtime';
@@ -132,6 +133,11 @@ export async function runAgent(
     vswitchdTimeoutMs: 30_000,
     ...(options.afterJournalStep ? { afterJournalStep: options.afterJournalStep } : {}),
   };
+  if (config.cniSocket)
+    logger.warn(
+      { cniSocket: config.cniSocket },
+      'cniSocket is set, but the CNI fast path is not served yet (issue 15)',
+    );
   const relay = config.relay
     ? createRelay({
         intentFile: config.relay.intentFile,
@@ -168,10 +174,7 @@ export async function runAgent(
     owned: { ovsBridge: 0, ovsPort: 0, vlan: 0 },
   };
 
-  const reconcile = async ({
-    snapshot,
-    signal,
-  }: Parameters<Parameters<typeof runDaemon>[0]['reconcile']>[0]): Promise<ReconcileOutcome> => {
+  const reconcile = async ({ snapshot, signal }: ReconcileRequest): Promise<ReconcileOutcome> => {
     const relayProblems: string[] = [];
     if (relay)
       await relay.writeIntent(snapshot).catch((e: unknown) => {

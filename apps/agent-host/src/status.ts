@@ -1,4 +1,4 @@
-import { setCondition, type Condition } from '@fabrik/kube';
+import { formatKubeTime, setCondition, type Condition } from '@fabrik/kube';
 import type { ConfigStatus, NodeNetworkStatusSection, ObjectError } from '@fabrik/api';
 
 // What one reconcile found, as the `host` section of NodeNetworkStatus and its condition (pure).
@@ -65,7 +65,7 @@ export function hostSection(
       ? { objectErrors: outcome.objectErrors.slice(0, MAX_OBJECT_ERRORS).map((e) => ({ ...e })) }
       : {}),
     ownedObjects: { ...outcome.owned },
-    lastUpdate: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    lastUpdate: formatKubeTime(now),
     conditions: set.conditions.map((c) => ({ ...c })),
   };
   return {
