@@ -31,6 +31,7 @@ export const NODE_LEVEL_FIELDS = [
   'ovsdbTimeoutMs',
   'ofportTimeoutMs',
   'kubeconfig',
+  'timeoutMs',
 ] as const;
 
 const TrunkRange = z.union([
