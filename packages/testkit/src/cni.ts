@@ -83,6 +83,8 @@ export interface CnitoolOptions {
   readonly capArgs?: unknown;
   /** More environment, passed on to the plugins. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Kill cnitool after this long (default 60 s). */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -106,5 +108,10 @@ export async function cnitool(
     ...(options.capArgs ? { CAP_ARGS: JSON.stringify(options.capArgs) } : {}),
     ...options.env,
   };
-  return (await runCommand(CNITOOL, [verb, net, netnsPath], { env })).stdout;
+  return (
+    await runCommand(CNITOOL, [verb, net, netnsPath], {
+      env,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    })
+  ).stdout;
 }
