@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CNI_NODE_SETTINGS_PATH, InterfaceName, MacAddress, VlanId } from '@fabrik/api';
 import { MAX_NETWORK_NAME_LENGTH } from './names.js';
-import { CniError, CniErrorCode, parseCniArgs } from '@fabrik/cni-skel';
+import { CniError, CniErrorCode, readCniArgs, RequestedIp } from '@fabrik/cni-skel';
 
 // SPEC.md: "alphanumeric, optionally followed by alphanumerics, underscore, dot or hyphen".
 // The name is also a directory in the cache and part of the host veth's ifalias: bounded.
@@ -9,8 +9,6 @@ const NetworkName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must start with a letter or digit, then letters, digits, _ . -')
   .max(MAX_NETWORK_NAME_LENGTH, `must be at most ${MAX_NETWORK_NAME_LENGTH} characters`);
-/** An IP to request, with or without prefix length (IPAM plugins accept both). */
-const RequestedIp = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]);
 /** The IPAM plugin, a file name looked up on CNI_PATH. */
 const PluginFileName = z
   .string()
@@ -31,6 +29,7 @@ export const NODE_LEVEL_FIELDS = [
   'ovsdbTimeoutMs',
   'ofportTimeoutMs',
   'kubeconfig',
+  'timeoutMs',
 ] as const;
 
 const TrunkRange = z.union([
@@ -97,16 +96,6 @@ export interface NetConf {
   readonly validAttachments?: ReadonlyArray<{ containerID: string; ifname: string }>;
 }
 
-const KNOWN_CNI_ARGS = new Set([
-  'IgnoreUnknown',
-  'K8S_POD_NAME',
-  'K8S_POD_NAMESPACE',
-  'K8S_POD_INFRA_CONTAINER_ID',
-  'K8S_POD_UID',
-  'MAC',
-  'IP',
-]);
-
 /**
  * Parses and validates the network config and CNI_ARGS, applies defaults and merges the override
  * sources (later wins: CNI_ARGS, then `args.cni`, then `runtimeConfig`). The only place that does.
@@ -138,7 +127,7 @@ export function loadNetConf(
     );
   }
   const c = parsed.data;
-  const env = loadCniArgs(cniArgs);
+  const env = readCniArgs(cniArgs);
   const mac = c.runtimeConfig?.mac ?? c.args?.cni?.mac ?? env.mac;
   const ips = c.runtimeConfig?.ips ?? c.args?.cni?.ips ?? env.ips;
   const trunks = expandTrunks(c.trunk);
@@ -159,42 +148,6 @@ export function loadNetConf(
     ...(c.prevResult !== undefined ? { prevResult: c.prevResult } : {}),
     ...(c['cni.dev/valid-attachments'] ? { validAttachments: c['cni.dev/valid-attachments'] } : {}),
   };
-}
-
-function loadCniArgs(text: string): {
-  mac?: string;
-  ips?: string[];
-  podName?: string;
-  podNamespace?: string;
-} {
-  const pairs = parseCniArgs(text);
-  const ignoreUnknown = pairs.some(([k, v]) => k === 'IgnoreUnknown' && ['1', 'true', 'True'].includes(v));
-  const out: { mac?: string; ips?: string[]; podName?: string; podNamespace?: string } = {};
-  for (const [key, value] of pairs) {
-    if (!KNOWN_CNI_ARGS.has(key)) {
-      if (ignoreUnknown) continue;
-      throw new CniError(
-        CniErrorCode.invalidEnvironment,
-        `CNI_ARGS: unknown key ${key} (set IgnoreUnknown=1 to ignore it)`,
-      );
-    }
-    if (key === 'MAC') out.mac = fieldOrThrow(MacAddress, value, 'CNI_ARGS MAC');
-    if (key === 'IP')
-      out.ips = value.split(',').map((ip) => fieldOrThrow(RequestedIp, ip.trim(), 'CNI_ARGS IP'));
-    if (key === 'K8S_POD_NAME') out.podName = value;
-    if (key === 'K8S_POD_NAMESPACE') out.podNamespace = value;
-  }
-  return out;
-}
-
-function fieldOrThrow<T>(schema: z.ZodType<T>, value: string, field: string): T {
-  const r = schema.safeParse(value);
-  if (!r.success)
-    throw new CniError(
-      CniErrorCode.invalidEnvironment,
-      `${field}: ${JSON.stringify(value)} ${r.error.issues[0]?.message ?? 'is invalid'}`,
-    );
-  return r.data;
 }
 
 function expandTrunks(ranges: ReadonlyArray<{ id: number } | { minID: number; maxID: number }>): number[] {

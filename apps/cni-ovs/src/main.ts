@@ -1,4 +1,4 @@
-import { runCniMain, SPEC_VERSIONS } from '@fabrik/cni-skel';
+import { runCniMain, SPEC_VERSIONS } from '@fabrik/cni-skel/main';
 import { fabrikOvsPlugin } from './plugin.js';
 
 // Entry point of the bundled `fabrik-ovs` binary: a CNI plugin, or `fabrik-ovs install --dir DIR`.

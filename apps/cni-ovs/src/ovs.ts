@@ -47,6 +47,24 @@ export interface OvsSession {
 export type OpenOvs = (settings: CniNodeSettings) => Promise<OvsSession>;
 
 /**
+ * The access (or native) VLAN of the port: the network config's `vlan`, else the VLAN the IPAM
+ * plugin reported for the addresses' subnet (fabrik-ipam: the IPPool's `subnetInfo.vlan`, result
+ * field `fabrik.vlan`), as Antrea does with its IPPools: a NAD's VLAN overrides the pool's. A
+ * `bridge` network is untagged by definition and takes none.
+ */
+export function effectiveVlan(
+  conf: Pick<NetConf, 'vlan' | 'networkType'>,
+  ipamVlan: number | undefined,
+): number {
+  return takesIpamVlan(conf) ? (ipamVlan ?? 0) : conf.vlan;
+}
+
+/** True when the port's VLAN comes from IPAM (see {@link effectiveVlan}). */
+export function takesIpamVlan(conf: Pick<NetConf, 'vlan' | 'networkType'>): boolean {
+  return conf.vlan === 0 && conf.networkType !== 'bridge';
+}
+
+/**
  * VLAN settings of the port: an access port tagged `vlan`; a trunk of `trunk` (with `vlan` as the
  * native, untagged VLAN when both are set); neither: untagged bridging, every VLAN passes.
  */

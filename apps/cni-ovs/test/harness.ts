@@ -3,16 +3,13 @@
 import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { runCommand, isCommandError } from '@fabrik/netcore';
+import { runCommand } from '@fabrik/netcore';
+import { DEBIAN_CNI_DIR, cnitool as runCnitool, execCniPlugin, type CniExecResult } from '@fabrik/testkit';
 import { bundlePlugin } from '../scripts/bundle.js';
 import { hostVethName } from '../src/names.js';
 
-const appRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const repoRoot = join(appRoot, '..', '..');
-export const CNITOOL = join(repoRoot, 'node_modules', '.cache', 'fabrik', 'cnitool');
-export const DEBIAN_CNI_DIR = '/usr/lib/cni';
+export { CNITOOL, DEBIAN_CNI_DIR } from '@fabrik/testkit';
 
 /** A private directory per test file: the bundled plugin, confs, the CNI cache, host-local data. */
 export interface PluginSandbox {
@@ -55,11 +52,7 @@ export async function createPluginSandbox(): Promise<PluginSandbox> {
   return sb;
 }
 
-export interface ExecResult {
-  readonly code: number;
-  readonly out: Record<string, unknown> | undefined;
-  readonly stderr: string;
-}
+export type ExecResult = CniExecResult;
 
 /**
  * The node settings of a sandbox: its private OVSDB and cache, and a generous ofport timeout
@@ -99,38 +92,12 @@ export async function execPlugin(
     timeoutMs?: number;
   } = {},
 ): Promise<ExecResult> {
-  const env: Record<string, string> = {
-    PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
-    CNI_COMMAND: command,
-    CNI_PATH: sb.cniPath,
-    FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
-    FABRIK_CNI_CONFIG: sb.settingsPath,
-    ...(opts.containerId !== undefined ? { CNI_CONTAINERID: opts.containerId } : {}),
-    ...(opts.netns !== undefined ? { CNI_NETNS: opts.netns } : {}),
-    ...(opts.ifname !== undefined ? { CNI_IFNAME: opts.ifname } : {}),
-    ...(opts.args !== undefined ? { CNI_ARGS: opts.args } : {}),
-    ...opts.env,
-  };
-  const input = typeof conf === 'string' ? conf : JSON.stringify(conf);
-  try {
-    const r = await runCommand(opts.binary ?? sb.plugin, [], {
-      input,
-      env,
-      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-    });
-    return {
-      code: 0,
-      out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined,
-      stderr: r.stderr,
-    };
-  } catch (e) {
-    if (!isCommandError(e)) throw e;
-    return {
-      code: e.exitCode ?? -1,
-      out: e.stdout ? (JSON.parse(e.stdout) as Record<string, unknown>) : undefined,
-      stderr: e.stderr,
-    };
-  }
+  const { binary, env, ...rest } = opts;
+  return execCniPlugin(binary ?? sb.plugin, command, conf, {
+    ...rest,
+    path: sb.cniPath,
+    env: { FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir, FABRIK_CNI_CONFIG: sb.settingsPath, ...env },
+  });
 }
 
 /** Writes `<name>.conflist` into the sandbox's NETCONFPATH. */
@@ -154,18 +121,13 @@ export async function cnitool(
   netnsPath: string,
   opts: { ifname?: string; args?: string; capArgs?: unknown } = {},
 ): Promise<string> {
-  const env: Record<string, string> = {
-    PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
-    NETCONFPATH: sb.confDir,
-    CNI_PATH: sb.cniPath,
-    CNITOOL_CACHE: sb.cnitoolCache,
-    FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
-    FABRIK_CNI_CONFIG: sb.settingsPath,
-    CNI_IFNAME: opts.ifname ?? 'net1',
-    ...(opts.args ? { CNI_ARGS: opts.args } : {}),
-    ...(opts.capArgs ? { CAP_ARGS: JSON.stringify(opts.capArgs) } : {}),
-  };
-  return (await runCommand(CNITOOL, [verb, net, netnsPath], { env })).stdout;
+  return runCnitool(verb, net, netnsPath, {
+    ...opts,
+    confDir: sb.confDir,
+    path: sb.cniPath,
+    cacheDir: sb.cnitoolCache,
+    env: { FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir, FABRIK_CNI_CONFIG: sb.settingsPath },
+  });
 }
 
 /** Names of host veths that start with `fovs`. */

@@ -9,8 +9,9 @@ export { SPEC_VERSIONS, compareVersions, negotiateVersion, specHas, isSpecVersio
 export type { SpecVersion } from './versions.js';
 export { toVersionedResult } from './result.js';
 export { parseCniResult } from './parse-result.js';
-export type { CniResult, CniInterface, CniIpConfig, CniRoute, CniDns } from './result.js';
-export { parseCniArgs } from './cni-args.js';
+export type { CniResult, CniInterface, CniIpConfig, CniRoute, CniDns, FabrikResultField } from './result.js';
+export { parseCniArgs, readCniArgs, RequestedIp } from './cni-args.js';
+export type { CniArgs } from './cni-args.js';
 export { loadNodeSettings } from './node-settings.js';
 export type { NodeSettings } from './node-settings.js';
 export { readConfigFile, ConfigSyntaxError } from './config-file.js';

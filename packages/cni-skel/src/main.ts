@@ -1,6 +1,11 @@
 import { runPlugin, type PluginFuncs } from './run-plugin.js';
 
-// The process around a plugin: what the entry module of a bundled plugin binary calls.
+export { SPEC_VERSIONS } from './versions.js';
+
+// The process around a plugin: what the entry module of a bundled plugin binary calls. It is also
+// the package's `@fabrik/cni-skel/main` entry, which loads only the skeleton: a plugin that imports
+// this (and its verbs lazily) answers VERSION, called before every ADD and DEL, without evaluating
+// @fabrik/api's schemas or zod.
 
 export interface CniMainOptions {
   /** The binary's name: messages, and the default name `install` copies it to. */

@@ -22,6 +22,13 @@ describe('parseCniResult', () => {
     });
   });
 
+  it("keeps fabrik's own field (the VLAN an IPAM plugin reports) and drops what it does not know of it", () => {
+    expect(parseCniResult({ ips: [], fabrik: { vlan: 120, other: true } })).toEqual({
+      ok: true,
+      result: { ips: [], fabrik: { vlan: 120 } },
+    });
+  });
+
   it.each([
     [null, '(result)'],
     [{ interfaces: [null] }, 'interfaces.0'],
@@ -30,6 +37,8 @@ describe('parseCniResult', () => {
     [{ ips: [{ address: '10.0.0.2/24', interface: -1 }] }, 'ips.0.interface'],
     [{ routes: [{ dst: '10.0.0.0/8', priority: 'high' }] }, 'routes.0.priority'],
     [{ dns: { nameservers: 'x' } }, 'dns.nameservers'],
+    [{ fabrik: { vlan: 0 } }, 'fabrik.vlan'],
+    [{ fabrik: { vlan: 4095 } }, 'fabrik.vlan'],
   ])('%j: names %s', (raw, field) => {
     expect(parseCniResult(raw)).toMatchObject({ ok: false, field });
   });

@@ -1,3 +1,4 @@
+import { VlanId } from '@fabrik/api';
 import { z } from 'zod';
 import type { CniResult } from './result.js';
 
@@ -37,11 +38,13 @@ const DnsSchema = z.looseObject({
   search: z.array(z.string()).optional(),
   options: z.array(z.string()).optional(),
 });
+const FabrikSchema = z.looseObject({ vlan: VlanId.optional() });
 const ResultSchema = z.looseObject({
   interfaces: z.array(InterfaceSchema).optional(),
   ips: z.array(IpConfigSchema).optional(),
   routes: z.array(RouteSchema).optional(),
   dns: DnsSchema.optional(),
+  fabrik: FabrikSchema.optional(),
 });
 
 /**
@@ -78,6 +81,7 @@ export function parseCniResult(
     const { nameservers, domain, search, options } = r.dns;
     result.dns = withoutUndefined({ nameservers, domain, search, options });
   }
+  if (r.fabrik) result.fabrik = withoutUndefined({ vlan: r.fabrik.vlan });
   return { ok: true, result };
 }
 

@@ -35,11 +35,22 @@ export interface CniDns {
   options?: string[];
 }
 
+/**
+ * fabrik's own result field, from an IPAM plugin to the plugin that called it: `vlan` is the VLAN
+ * of the addresses' subnet (fabrik-ipam: the IPPool's `subnetInfo.vlan`), which fabrik-ovs uses
+ * when the network config sets none. Other plugins ignore unknown fields (libcni's result types
+ * drop them).
+ */
+export interface FabrikResultField {
+  vlan?: number;
+}
+
 export interface CniResult {
   interfaces?: CniInterface[];
   ips?: CniIpConfig[];
   routes?: CniRoute[];
   dns?: CniDns;
+  fabrik?: FabrikResultField;
 }
 
 const is11 = (v: string) => compareVersions(v, '1.1.0') >= 0;
@@ -64,6 +75,7 @@ export function toVersionedResult(result: CniResult, cniVersion: string): Record
     ...(ips ? { ips } : {}),
     ...(routes ? { routes } : {}),
     dns: result.dns ?? {},
+    ...(result.fabrik ? { fabrik: result.fabrik } : {}),
   };
 }
 

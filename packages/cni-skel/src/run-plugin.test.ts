@@ -24,6 +24,7 @@ function harness(funcs: Partial<PluginFuncs> = {}) {
         interfaces: [{ name: 'net1', mac: '02:00:00:00:00:01', mtu: 1400, sandbox: a.netns }],
         ips: [{ address: '10.0.0.2/24', gateway: '10.0.0.1', interface: 0 }],
         routes: [{ dst: '0.0.0.0/0', priority: 5 }],
+        fabrik: { vlan: 120 },
       };
     },
     del: record,
@@ -183,6 +184,7 @@ describe('runPlugin', () => {
     expect(iface?.['mtu']).toBe(v === '1.1.0' ? 1400 : undefined);
     expect(route?.['priority']).toBe(v === '1.1.0' ? 5 : undefined);
     expect(ip?.['interface']).toBe(0);
+    expect(r.out?.['fabrik']).toEqual({ vlan: 120 });
   });
 });
 

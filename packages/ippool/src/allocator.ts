@@ -38,9 +38,12 @@ export interface IpPoolClient {
   replaceStatus(pool: IpPool): Promise<IpPool>;
 }
 
-/** An IPPool client over a KubeConfig; `timeoutMs` bounds each request (then UnreachableError). */
+/**
+ * An IPPool client over a KubeConfig, on one keep-alive connection (a read and a write per attempt,
+ * without a TLS handshake each); `timeoutMs` bounds each request (then UnreachableError).
+ */
 export function ipPoolClient(kc: KubeConfig, options: { timeoutMs?: number } = {}): IpPoolClient {
-  return customObjects(kc, IPPOOLS, IpPool, { ...options, fieldManager: 'fabrik-ipam' });
+  return customObjects(kc, IPPOOLS, IpPool, { ...options, fieldManager: 'fabrik-ipam', keepAlive: true });
 }
 
 /**

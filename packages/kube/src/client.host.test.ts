@@ -1,4 +1,5 @@
 // customObjects' typed errors and the event recorder, against the test API server.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { customObjects } from './custom-objects.js';
@@ -22,6 +23,23 @@ import {
   WIDGETS,
   type TestCluster,
 } from './testing/cluster.js';
+
+/**
+ * The client ports of the TCP connections to or from `port` that the kernel lists now
+ * (/proc/net/tcp), listening sockets aside.
+ */
+function clientPortsOf(port: number): number[] {
+  const ports = new Set<number>();
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const [, local, remote, state] = line.trim().split(/\s+/);
+    if (!local || !remote || state === '0A') continue;
+    const localPort = parseInt(local.split(':')[1] ?? '', 16);
+    const remotePort = parseInt(remote.split(':')[1] ?? '', 16);
+    if (remotePort === port) ports.add(localPort);
+    else if (localPort === port) ports.add(remotePort);
+  }
+  return [...ports];
+}
 
 let cluster: TestCluster;
 beforeAll(async () => {
@@ -81,6 +99,25 @@ describe('customObjects', () => {
       await expect(cluster.widgets.get('crud')).rejects.toSatisfy(isUnreachableError);
     } finally {
       await cluster.server.start();
+    }
+  });
+
+  it('keepAlive: sequential requests share one connection; a read after a server restart gets a new one', async () => {
+    const own = await startTestCluster();
+    try {
+      const port = Number(new URL(own.server.url).port);
+      const widgets = customObjects(own.kc, WIDGETS, Widget, { keepAlive: true });
+      const seen = new Set<number>();
+      for (let i = 0; i < 10; i++) {
+        await widgets.list();
+        for (const p of clientPortsOf(port)) seen.add(p);
+      }
+      expect(seen.size).toBe(1);
+      // The pooled connection is dead, and the client has not noticed yet: the GET is sent again.
+      await own.server.restart();
+      expect((await widgets.list()).items).toEqual([]);
+    } finally {
+      await own.server.destroy();
     }
   });
 

@@ -23,6 +23,12 @@ export interface CustomObjectsOptions {
   readonly timeoutMs?: number;
   /** Sent as `fieldManager` on writes (server-side field ownership). */
   readonly fieldManager?: string;
+  /**
+   * Reuse one connection (one TLS handshake) for the requests of this client, instead of one per
+   * request; GET, PUT and DELETE that meet a connection the server has closed are sent once more.
+   * Default false.
+   */
+  readonly keepAlive?: boolean;
 }
 
 export interface ListOptions {
@@ -80,7 +86,7 @@ export function customObjects<T>(
   parse: Parser<T>,
   options: CustomObjectsOptions = {},
 ): CustomObjects<T> {
-  const rest = restClientFor(kc);
+  const rest = restClientFor(kc, { keepAlive: options.keepAlive ?? false });
   const parseFn = parserFunction(parse);
   const timeoutMs = options.timeoutMs;
   const writeQuery = { fieldManager: options.fieldManager };

@@ -1,4 +1,11 @@
-import { HttpMethod, type Configuration, type KubeConfig } from '@kubernetes/client-node';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
+import {
+  HttpMethod,
+  type Configuration,
+  type KubeConfig,
+  type RequestContext,
+} from '@kubernetes/client-node';
 import { apiErrorFor, UnreachableError, type ApiStatus, type StatusCause } from './errors.js';
 
 // Every request of this package goes through client-node's ApiClient machinery: the Configuration that
@@ -49,12 +56,40 @@ const UNREACHABLE_CODES = new Set([
   'UND_ERR_SOCKET',
 ]);
 
+/** Methods whose request may be sent twice with the same effect (RFC 9110 idempotent methods). */
+const IDEMPOTENT_METHODS = new Set<RestRequest['method']>(['GET', 'PUT', 'DELETE']);
+
+export interface RestClientOptions {
+  /** One keep-alive connection for the client's requests (see {@link AgentReuse}). Default false. */
+  readonly keepAlive?: boolean;
+}
+
 /** A minimal JSON client for the API server, built by `KubeConfig.makeApiClient`. */
 export class RestClient {
-  constructor(private readonly configuration: Configuration) {}
+  private readonly agents: AgentReuse | undefined;
 
-  /** Sends one request; resolves to the parsed JSON body, rejects with a typed {@link KubeError}. */
+  constructor(
+    private readonly configuration: Configuration,
+    options: RestClientOptions = {},
+  ) {
+    this.agents = options.keepAlive ? new AgentReuse() : undefined;
+  }
+
+  /**
+   * Sends one request; resolves to the parsed JSON body, rejects with a typed {@link KubeError}.
+   * With keep-alive, an idempotent request that finds its connection closed by the server (which
+   * does so when it restarts, and the client may not have noticed yet) is sent once more on a new one.
+   */
   async request(req: RestRequest): Promise<unknown> {
+    try {
+      return await this.send(req);
+    } catch (error) {
+      if (!this.agents || !IDEMPOTENT_METHODS.has(req.method) || !isConnectionClosed(error)) throw error;
+      return this.send(req);
+    }
+  }
+
+  private async send(req: RestRequest): Promise<unknown> {
     const described = `${req.method} ${req.path}`;
     const context = this.configuration.baseServer.makeRequestContext(req.path, HttpMethod[req.method]);
     for (const [name, value] of Object.entries(req.query ?? {})) {
@@ -73,6 +108,7 @@ export class RestClient {
     let text: string;
     try {
       await this.configuration.authMethods.default?.applySecurityAuthentication(context);
+      this.agents?.reuse(context);
       const response = await this.configuration.httpApi.send(context).toPromise();
       status = response.httpStatusCode;
       text = await response.body.text();
@@ -83,6 +119,67 @@ export class RestClient {
     if (status >= 200 && status < 300) return body;
     throw apiErrorFor(described, statusFromBody(status, body, text));
   }
+}
+
+/** The TLS options of an agent that decide whether a connection may serve another request. */
+const TLS_OPTION_KEYS = [
+  'ca',
+  'cert',
+  'key',
+  'pfx',
+  'passphrase',
+  'rejectUnauthorized',
+  'servername',
+] as const;
+
+/**
+ * client-node builds a new agent for every request (`KubeConfig.applySecurityAuthentication`), so
+ * every request pays a TCP connect and a TLS handshake: about four fifths of a small request's time
+ * against a local API server, and as much CPU on the server. This keeps one keep-alive agent per
+ * client instead, as long as the TLS options of the agent client-node built stay the same (a
+ * rotated client certificate gets a new agent). Proxy agents are left as they are. Idle sockets of a
+ * keep-alive agent are unref'd: they never keep a process alive. Opt-in (`keepAlive`): a request
+ * that is not idempotent (POST, PATCH) and meets a connection the server has just closed fails as
+ * unreachable, where a new connection would have succeeded.
+ */
+class AgentReuse {
+  private current: { key: string; agent: HttpAgent } | undefined;
+
+  reuse(context: RequestContext): void {
+    const built = context.getAgent() as HttpAgent | undefined;
+    if (!built || (built.constructor !== HttpsAgent && built.constructor !== HttpAgent)) return;
+    const options = (built as HttpAgent & { options: AgentOptions }).options;
+    const key = JSON.stringify([
+      built.constructor === HttpsAgent,
+      ...TLS_OPTION_KEYS.map((k) => tlsOptionKey(options[k])),
+    ]);
+    if (this.current?.key !== key) {
+      this.current?.agent.destroy();
+      const tls = Object.fromEntries(
+        TLS_OPTION_KEYS.filter((k) => options[k] !== undefined).map((k) => [k, options[k]]),
+      );
+      const agent =
+        built.constructor === HttpsAgent
+          ? new HttpsAgent({ ...tls, keepAlive: true })
+          : new HttpAgent({ keepAlive: true });
+      this.current = { key, agent };
+    }
+    context.setAgent(this.current.agent);
+  }
+}
+
+/** A TLS option as a comparable string (PEM buffers and strings compare by content). */
+function tlsOptionKey(value: unknown): unknown {
+  if (Buffer.isBuffer(value)) return value.toString('base64');
+  if (Array.isArray(value)) return value.map(tlsOptionKey);
+  return value;
+}
+
+/** True for the failure of a request whose connection the server closed (reset, hang-up, broken pipe). */
+function isConnectionClosed(error: unknown): boolean {
+  return (
+    error instanceof UnreachableError && ['ECONNRESET', 'EPIPE', 'connection closed'].includes(error.reason)
+  );
 }
 
 /** Maps a failure below HTTP (no answer at all) to a typed error; anything unknown is rethrown as is. */
@@ -151,13 +248,21 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 const clients = new WeakMap<KubeConfig, RestClient>();
+const keepAliveClients = new WeakMap<KubeConfig, RestClient>();
 
-/** The client of a KubeConfig (one per KubeConfig object). */
-export function restClientFor(kc: KubeConfig): RestClient {
-  let client = clients.get(kc);
+class KeepAliveRestClient extends RestClient {
+  constructor(configuration: Configuration) {
+    super(configuration, { keepAlive: true });
+  }
+}
+
+/** The client of a KubeConfig (one per KubeConfig object, and one more with keep-alive). */
+export function restClientFor(kc: KubeConfig, options: RestClientOptions = {}): RestClient {
+  const cache = options.keepAlive ? keepAliveClients : clients;
+  let client = cache.get(kc);
   if (!client) {
-    client = kc.makeApiClient(RestClient);
-    clients.set(kc, client);
+    client = kc.makeApiClient(options.keepAlive ? KeepAliveRestClient : RestClient);
+    cache.set(kc, client);
   }
   return client;
 }

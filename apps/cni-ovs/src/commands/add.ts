@@ -13,7 +13,7 @@ import {
   type CniIpConfig,
   type CniResult,
 } from '@fabrik/cni-skel';
-import { vlanSettings } from '../ovs.js';
+import { effectiveVlan, takesIpamVlan, vlanSettings } from '../ovs.js';
 import {
   VETH_DEFAULT_MTU,
   assertNamespaceFile,
@@ -78,12 +78,19 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
           });
         })()
       : Promise.resolve(undefined);
+    // Without a VLAN of its own the port waits for IPAM, whose result may name the subnet's VLAN:
+    // a port never exists untagged on the way to its VLAN.
+    const vlan =
+      conf.ipamType && takesIpamVlan(conf)
+        ? ipam.then((r) => effectiveVlan(conf, r?.fabrik?.vlan))
+        : Promise.resolve(conf.vlan);
+    vlan.catch(() => undefined); // IPAM's failure is reported through `ipam`
     const connectPort = async () => {
-      const port = await session;
+      const [port, access] = await Promise.all([session, vlan]);
       await port.addPort({
         bridge,
         name: hostName,
-        vlan: vlanSettings(conf),
+        vlan: vlanSettings({ vlan: access, trunks: conf.trunks }),
         externalIds: portIds(conf, args),
       });
       rollback.onFailure(`OVS port ${hostName}`, () => port.deletePort(hostName));
@@ -105,6 +112,7 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
     })();
     const [ipamResult] = await settleAll([ipam, attach] as const);
 
+    const access = await vlan;
     const ips: CniIpConfig[] = ipamResult?.ips ?? staticAddresses(conf.ips).map((address) => ({ address }));
     const routes = ipamResult?.routes ?? [];
     const result: CniResult = {
@@ -115,6 +123,8 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
       ips: ips.map((ip) => ({ ...ip, interface: 1 })),
       routes,
       dns: ipamResult?.dns ?? {},
+      // The VLAN IPAM chose, for CHECK (which reads it back from the attachment record).
+      ...(access !== conf.vlan ? { fabrik: { vlan: access } } : {}),
     };
     await settleAll([
       configurePodInterface(

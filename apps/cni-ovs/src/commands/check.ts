@@ -10,7 +10,8 @@ import {
   type CmdArgs,
   type CniResult,
 } from '@fabrik/cni-skel';
-import { vlanSettings } from '../ovs.js';
+import { effectiveVlan, vlanSettings } from '../ovs.js';
+import { readAttachment } from '../cache.js';
 import {
   VETH_DEFAULT_MTU,
   hostLinkGet,
@@ -53,7 +54,9 @@ export async function cmdCheck(args: CmdArgs, deps: PluginDeps): Promise<void> {
   }
   if (!port) throw fail(`OVS port ${hostName} does not exist`);
   if (port.bridge !== bridge) throw fail(`OVS port ${hostName} is on bridge ${port.bridge}, not ${bridge}`);
-  const want = vlanSettings(conf);
+  // A VLAN that came from IPAM (fabrik-ipam's pool) is in the attachment record's result.
+  const record = await readAttachment(settings.cacheDir, conf.name, args.containerId, args.ifname);
+  const want = vlanSettings({ vlan: effectiveVlan(conf, record?.result?.fabrik?.vlan), trunks: conf.trunks });
   const trunksNow = [...port.trunks].sort((a, b) => a - b).join(',');
   if (
     (port.tag ?? 0) !== (want.tag ?? 0) ||

@@ -11,7 +11,7 @@ describe('CniNodeSettings', () => {
       ovsdbSocket: 'unix:/var/run/openvswitch/db.sock',
       cacheDir: '/var/lib/cni/fabrik-ovs',
       agentHostConfig: '/etc/fabrik/agent-host.yaml',
-      ipam: { kubeconfig: '/etc/cni/net.d/fabrik.d/fabrik-ipam.kubeconfig' },
+      ipam: { kubeconfig: '/etc/cni/net.d/fabrik.d/fabrik-ipam.kubeconfig', timeoutMs: 10_000 },
       timeouts: { ovsdbTimeoutMs: 5000, ofportTimeoutMs: 10_000 },
     });
   });
@@ -31,6 +31,7 @@ describe('CniNodeSettings', () => {
     [{ cachedir: '/x' }, ''],
     [{ timeouts: { ovsdbTimeout: 5 } }, 'timeouts'],
     [{ ipam: { kubeconfig: 'relative' } }, 'ipam.kubeconfig'],
+    [{ ipam: { timeoutMs: 99 } }, 'ipam.timeoutMs'],
     [{ timeouts: { ofportTimeoutMs: 50 } }, 'timeouts.ofportTimeoutMs'],
     [{ ovsdbSocket: 'tcp:10.0.0.1:70000' }, 'ovsdbSocket'],
     [{ cacheDir: '/proc/self/cache' }, 'cacheDir'],

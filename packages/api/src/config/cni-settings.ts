@@ -60,6 +60,11 @@ export type CniTimeouts = z.infer<typeof CniTimeouts>;
 export const CniIpamSettings = z.strictObject({
   /** kubeconfig for the IPPool API. */
   kubeconfig: NodeLocalPath.default(DEFAULT_IPAM_KUBECONFIG),
+  /**
+   * How long one fabrik-ipam command may wait for the API server: each request, and the retries of
+   * status writes lost to concurrent writers. Then ADD fails with code 11 (try again later).
+   */
+  timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
 });
 export type CniIpamSettings = z.infer<typeof CniIpamSettings>;
 
