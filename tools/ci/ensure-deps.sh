@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what fabrik's tests and lab need on a fresh Debian machine, and nothing when it is
 # already there: Debian packages (apt-get update first), the workspace's npm packages (npm ci
-# when node_modules is missing or older than package-lock.json) and the libcni test runtime.
+# when node_modules is missing or older than package-lock.json), the libcni test runtime and
+# Debian's kubectl 1.20 next to whatever kubectl the machine ships.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -51,4 +52,18 @@ if [[ ! -x $cnitool ]]; then
   for d in tools/cnitool; do
     if [[ -x $d/build ]]; then "$d/build" "$cnitool"; break; fi
   done
+fi
+
+# Debian's kubectl (kubernetes-client, 1.20) beside the machine's own: the kubectl tests run with
+# every kubectl they find, so both the oldest client users run and a current one are proven. The
+# package conflicts with a kubectl already in /usr/bin, so it is unpacked, not installed.
+kubectl120=node_modules/.cache/fabrik/kubectl-1.20
+if [[ ! -x $kubectl120/kubectl ]]; then
+  echo "ensure-deps: unpacking Debian's kubernetes-client into $kubectl120"
+  download=$(mktemp -d)
+  (cd "$download" && { apt-get download -qq kubernetes-client 2>/dev/null || { apt-get update -qq && apt-get download -qq kubernetes-client; }; })
+  dpkg -x "$download"/kubernetes-client_*.deb "$download/root"
+  mkdir -p "$kubectl120"
+  install -m 0755 "$download/root/usr/bin/kubectl" "$kubectl120/kubectl"
+  rm -rf "$download"
 fi

@@ -1,5 +1,6 @@
-// The test API server driven by kubectl, every kubectl on PATH (Debian's kubernetes-client, or the
-// one the machine ships): apply of a directory, printer columns, get -w, patch, delete, explain,
+// The test API server driven by kubectl, every kubectl found (the one on PATH and Debian's
+// kubernetes-client 1.20 that tools/ci/ensure-deps.sh unpacks; each test name carries the
+// version): apply of a directory, printer columns, get -w, patch, delete, explain,
 // and an invalid object refused by apply with the field named.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,18 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isCommandError, runCommand } from '@fabrik/netcore';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectlsOnPath } from './kubectl-path.js';
+import { DEBIAN_KUBECTL, kubectlsUnderTest } from './kubectl-path.js';
 import { startApiServer, type ApiServer } from './server.js';
 
 const FIXTURES = join(import.meta.dirname, '__fixtures__');
 
-const KUBECTLS = kubectlsOnPath();
+const KUBECTLS = await kubectlsUnderTest();
 
-it('finds kubectl on PATH (tools/ci/ensure-deps.sh installs it)', () => {
-  expect(KUBECTLS.length).toBeGreaterThan(0);
+it("finds a kubectl on PATH and Debian's 1.20 (tools/ci/ensure-deps.sh provides both)", () => {
+  expect(KUBECTLS.some((k) => k.path !== DEBIAN_KUBECTL)).toBe(true);
+  expect(KUBECTLS.map((k) => k.version)).toContainEqual(expect.stringMatching(/^v1\.20\./));
 });
 
-describe.each(KUBECTLS)('%s', (kubectlPath) => {
+describe.each(KUBECTLS.map((k) => [k.version, k.path]))('kubectl %s (%s)', (_version, kubectlPath) => {
   let server: ApiServer;
   let dir: string;
   let home: string;

@@ -1,5 +1,5 @@
 // The repository's own CRDs (deploy/crds, the server's default) and examples/ through every
-// kubectl on PATH: apply of the examples, `get` of every fabrik kind with its printer columns,
+// kubectl found (PATH's and Debian's 1.20; the test names carry the version): apply of the examples, `get` of every fabrik kind with its printer columns,
 // patch and delete, and each examples/invalid object answered as its annotations say
 // (test.fabrik.dev/api-server: accepts | refuses-create | refuses-status-update, naming
 // test.fabrik.dev/error-field).
@@ -10,7 +10,7 @@ import { isCommandError, runCommand } from '@fabrik/netcore';
 import { ApiException, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { parse, parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectlsOnPath } from './kubectl-path.js';
+import { kubectlsUnderTest } from './kubectl-path.js';
 import { startApiServer, type ApiServer } from './server.js';
 
 const REPO = resolve(import.meta.dirname, '../../../..');
@@ -44,7 +44,9 @@ const invalid = readdirSync(join(EXAMPLES, 'invalid')).map((file) => {
   };
 });
 
-describe.each(kubectlsOnPath())('%s', (kubectlPath) => {
+const KUBECTLS = await kubectlsUnderTest();
+
+describe.each(KUBECTLS.map((k) => [k.version, k.path]))('kubectl %s (%s)', (_version, kubectlPath) => {
   let server: ApiServer;
   let dir: string;
   let home: string;
