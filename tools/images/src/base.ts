@@ -10,10 +10,10 @@ import { imageExists } from './podman.js';
 
 /** What each base holds beyond Debian's minbase and Node.js. */
 export const BASES = {
-  /** agent-host (netlink through iproute2) and the CNI installer. */
-  node: ['iproute2'],
+  /** agent-host (netlink through iproute2, sysctls through procps) and the CNI installer. */
+  node: ['iproute2', 'procps'],
   /** The HBR pod: agent-netns, FRR 8.4 with frr-reload.py, tini as PID 1 for FRR's daemons. */
-  frr: ['iproute2', 'frr', 'frr-pythontools', 'tini'],
+  frr: ['iproute2', 'procps', 'frr', 'frr-pythontools', 'tini'],
 } as const satisfies Record<string, readonly string[]>;
 export type BaseName = keyof typeof BASES;
 

@@ -16,7 +16,6 @@ interface PackageJson {
   files?: string[];
   bin?: string | Record<string, string>;
   dependencies?: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
@@ -84,8 +83,8 @@ function publishedEntries(pkg: PackageJson): string[] {
 
 /**
  * The directories that make up the production tree of the app in `appDir`: itself, then its
- * production dependencies, transitively (dependencies, optional ones present on disk, peers that
- * resolve). Throws naming the package when a dependency is missing from node_modules.
+ * production dependencies, transitively (dependencies and required peers). Throws naming the
+ * package when one is missing from node_modules.
  */
 export async function planProductionTree(repoRoot: string, appDir: string): Promise<TreeEntry[]> {
   const root = await realpath(repoRoot);
@@ -96,21 +95,15 @@ export async function planProductionTree(repoRoot: string, appDir: string): Prom
   const queue: { dir: string; pkg: PackageJson }[] = [{ dir: app, pkg: appPkg }];
   while (queue.length > 0) {
     const { dir, pkg } = queue.shift()!;
-    const required = Object.keys({ ...pkg.dependencies });
-    const optional = [
-      ...Object.keys({ ...pkg.optionalDependencies }),
-      ...Object.keys({ ...pkg.peerDependencies }),
-    ];
-    for (const [name, mustExist] of [
-      ...required.map((n) => [n, true] as const),
-      ...optional.map((n) => [n, false] as const),
-    ]) {
+    // Optional dependencies are left out (a package works without them by definition: handlebars'
+    // uglify-js, tar-fs's bare-* modules); peers are needed unless marked optional.
+    const peers = Object.keys({ ...pkg.peerDependencies }).filter(
+      (n) => pkg.peerDependenciesMeta?.[n]?.optional !== true,
+    );
+    for (const name of [...Object.keys({ ...pkg.dependencies }), ...peers]) {
       const found = await resolvePackage(root, dir, name);
-      if (found === undefined) {
-        if (mustExist)
-          throw new ProductionTreeError(`${pkg.name} needs ${name}, which is not in node_modules (npm ci?)`);
-        continue;
-      }
+      if (found === undefined)
+        throw new ProductionTreeError(`${pkg.name} needs ${name}, which is not in node_modules (npm ci?)`);
       if (entries.has(found)) continue;
       const depPkg = await readPackageJson(found);
       const isWorkspace = !relative(root, found).split(sep).includes('node_modules');
