@@ -1,7 +1,7 @@
 // RBAC proven, not assumed: the RBAC objects of each kustomization, applied with kubectl to the
 // test API server with authorization on, and each ServiceAccount's token driving the very client
-// code its agent runs (@fabrik/kube's informers, status writer, Node condition and taint, event
-// recorder; @fabrik/ippool's calls for fabrik-ipam): every call it makes is allowed, a call
+// code its agent runs (@fabrik/agent-runtime's Kubernetes source and node status sink, @fabrik/kube's
+// event recorder; @fabrik/ippool's calls for fabrik-ipam): every call it makes is allowed, a call
 // outside its role is 403, and what each role grants equals expected-rules.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,20 +14,10 @@ import {
   LAYER2_NETWORK_RESOURCE,
   NODE_NETWORK_STATUS_RESOURCE,
   VRF_RESOURCE,
+  type NodeNetworkStatusSection,
 } from '@fabrik/api';
-import {
-  NODES,
-  addNodeTaint,
-  createEventRecorder,
-  createStatusWriter,
-  customObjects,
-  isForbiddenError,
-  nodeOwnerReference,
-  patchNodeCondition,
-  removeNodeTaint,
-  startInformer,
-  startNodeInformer,
-} from '@fabrik/kube';
+import { createKubernetesSource, createNodeStatusSink } from '@fabrik/agent-runtime';
+import { NODES, addNodeTaint, createEventRecorder, customObjects, isForbiddenError } from '@fabrik/kube';
 import { runCommand } from '@fabrik/netcore';
 import { startApiServer, type ApiServer } from '@fabrik/testkit';
 import { EXPECTED_GRANTS, flattenRules } from './expected-rules.js';
@@ -108,61 +98,78 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-/** Everything a node agent (agent-host, or agent-netns with a Kubernetes source) does with the API. */
+/**
+ * Everything a node agent (agent-host, or agent-netns with a Kubernetes source) does with the API,
+ * through the very wiring both agents use: @fabrik/agent-runtime's Kubernetes intent source and
+ * node status sink, and @fabrik/kube's event recorder.
+ */
 async function exerciseNodeAgent(kc: KubeConfig, section: string, conditionType: string): Promise<void> {
-  const informers = [
-    startInformer({ kc, ...gvr(VRF_RESOURCE), parse: anyObject.parse, resyncIntervalMs: 0 }),
-    startInformer({ kc, ...gvr(LAYER2_NETWORK_RESOURCE), parse: anyObject.parse, resyncIntervalMs: 0 }),
-    startNodeInformer({ kc, nodeName: NODE, resyncIntervalMs: 0 }),
-  ];
+  const source = createKubernetesSource({
+    kc,
+    nodeName: NODE,
+    kinds: [
+      { kind: 'VRF', resource: gvr(VRF_RESOURCE) },
+      { kind: 'Layer2Network', resource: gvr(LAYER2_NETWORK_RESOURCE) },
+    ],
+  });
+  const changes: string[] = [];
+  await source.start((reason) => changes.push(reason));
   try {
-    await Promise.all(informers.map((i) => i.waitForSync()));
-    expect(informers[0]!.list().map((v) => v.metadata.name)).toEqual(['red']);
-    expect(informers[2]!.get(NODE)?.metadata.name).toBe(NODE);
-    // The watch is open too (a forbidden watch would keep failing and never report watching).
-    await expect.poll(() => informers.every((i) => i.stats().watching), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => source.hasSynced(), { timeout: 10_000 }).toBe(true);
+    expect(source.snapshot().objects.map((o) => o.metadata.name)).toContain('red');
+    expect(source.snapshot().problems).toEqual([]);
+    // The watches are allowed too: an object created now arrives through them.
+    const name = `blue-${section}`;
+    await customObjects(admin, gvr(VRF_RESOURCE), anyObject).create({
+      apiVersion: 'network.fabrik.dev/v1alpha1',
+      kind: 'VRF',
+      metadata: { name },
+      spec: { vni: section === 'host' ? 1002 : 1003 },
+    });
+    await expect
+      .poll(() => source.snapshot().objects.map((o) => o.metadata.name), { timeout: 10_000 })
+      .toContain(name);
   } finally {
-    await Promise.all(informers.map((i) => i.stop()));
+    await source.stop();
   }
 
-  const writer = createStatusWriter({
-    kc,
-    resource: gvr(NODE_NETWORK_STATUS_RESOURCE),
-    stampField: 'lastUpdate',
-    create: async (name) => ({
-      apiVersion: 'network.fabrik.dev/v1alpha1',
-      kind: 'NodeNetworkStatus',
-      metadata: { name, ownerReferences: [await nodeOwnerReference(kc, NODE)] },
-    }),
-  });
-  await writer.write({
-    name: NODE,
-    section,
-    status: {
-      configStatus: 'provisioned',
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'True',
-          reason: 'Applied',
-          message: 'ok',
-          lastTransitionTime: '2026-01-01T00:00:00Z',
-        },
-      ],
-    },
-  });
-  const nns = await customObjects(admin, gvr(NODE_NETWORK_STATUS_RESOURCE), anyObject).get(NODE);
-  expect((nns as unknown as { status: Record<string, unknown> }).status[section]).toBeDefined();
-
-  await patchNodeCondition(kc, NODE, { type: conditionType, status: 'True', reason: 'Ready', message: 'ok' });
   await addNodeTaint(admin, NODE, { key: 'fabrik.dev/not-ready', effect: 'NoSchedule' });
-  expect(await removeNodeTaint(kc, NODE, 'fabrik.dev/not-ready', 'NoSchedule')).toBe(true);
+  const sink = createNodeStatusSink<NodeNetworkStatusSection>({
+    kc,
+    nodeName: NODE,
+    resource: gvr(NODE_NETWORK_STATUS_RESOURCE),
+    kind: 'NodeNetworkStatus',
+    section,
+    nodeConditionType: conditionType,
+    startupTaint: { key: 'fabrik.dev/not-ready', effect: 'NoSchedule' },
+  });
+  await sink.write({
+    configStatus: 'provisioned',
+    lastUpdate: '2026-01-01T00:00:00Z', // the writer stamps its own
+    conditions: [
+      {
+        type: conditionType,
+        status: 'True',
+        reason: 'Applied',
+        message: 'ok',
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
+    ],
+  });
+  const nns = (await customObjects(admin, gvr(NODE_NETWORK_STATUS_RESOURCE), anyObject).get(
+    NODE,
+  )) as unknown as {
+    status: Record<string, unknown>;
+  };
+  expect(nns.status[section]).toMatchObject({ configStatus: 'provisioned' });
   const node = (await customObjects(admin, NODES, anyObject).get(NODE)) as unknown as {
     spec?: { taints?: unknown[] };
-    status: { conditions: { type: string }[] };
+    status: { conditions: { type: string; status: string }[] };
   };
   expect(node.spec?.taints ?? []).toEqual([]);
-  expect(node.status.conditions.map((c) => c.type)).toContain(conditionType);
+  expect(node.status.conditions).toContainEqual(
+    expect.objectContaining({ type: conditionType, status: 'True' }),
+  );
 
   const failures: string[] = [];
   const recorder = createEventRecorder({
