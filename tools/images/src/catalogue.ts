@@ -41,8 +41,13 @@ export const IMAGES: readonly ImageSpec[] = [
     name: 'fabrik-cni',
     base: 'node',
     app: 'apps/cni-ovs',
-    // fabrik-ipam joins as { app: 'apps/ipam', file: 'fabrik-ipam' } when apps/ipam lands.
-    content: { kind: 'bundles', bundles: [{ app: 'apps/cni-ovs', file: 'fabrik-ovs' }] },
+    content: {
+      kind: 'bundles',
+      bundles: [
+        { app: 'apps/cni-ovs', file: 'fabrik-ovs' },
+        { app: 'apps/ipam', file: 'fabrik-ipam' },
+      ],
+    },
   },
 ];
 

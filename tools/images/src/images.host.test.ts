@@ -122,24 +122,27 @@ describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni')
     );
     expect(stdout).toContain('node installed under /host');
     const at = (p: string) => join(host, p);
-    for (const plugin of ['fabrik-ovs', 'fabrik-node'])
+    for (const plugin of ['fabrik-ovs', 'fabrik-ipam', 'fabrik-node'])
       expect((await stat(at(`opt/cni/bin/${plugin}`))).mode & 0o777).toBe(0o755);
-    expect((await readFile(at('opt/cni/bin/fabrik-ovs'), 'utf8')).split('\n')[0]).toBe(
-      '#!/opt/cni/bin/fabrik-node',
-    );
+    for (const plugin of ['fabrik-ovs', 'fabrik-ipam'])
+      expect((await readFile(at(`opt/cni/bin/${plugin}`), 'utf8')).split('\n')[0], plugin).toBe(
+        '#!/opt/cni/bin/fabrik-node',
+      );
     expect(await readFile(at('etc/cni/net.d/fabrik.d/config.yaml'), 'utf8')).toBe(
       await readFile(join(REPO_ROOT, 'deploy/base/config/cni-settings.yaml'), 'utf8'),
     );
     expect(await readFile(at('etc/fabrik/agent-host.yaml'), 'utf8')).toBe(
       await readFile(join(REPO_ROOT, 'deploy/base/config/agent-host.yaml'), 'utf8'),
     );
-    // The installed Node.js runs the installed plugin on this host.
-    const version = await runCommand(at('opt/cni/bin/fabrik-node'), [at('opt/cni/bin/fabrik-ovs')], {
-      env: { CNI_COMMAND: 'VERSION', FABRIK_OVS_CODE_CACHE_DIR: 'off' },
-    });
-    expect(JSON.parse(version.stdout)).toMatchObject({
-      supportedVersions: expect.arrayContaining(['1.1.0']),
-    });
+    // The installed Node.js runs the installed plugins on this host.
+    for (const plugin of ['fabrik-ovs', 'fabrik-ipam']) {
+      const version = await runCommand(at('opt/cni/bin/fabrik-node'), [at(`opt/cni/bin/${plugin}`)], {
+        env: { CNI_COMMAND: 'VERSION', FABRIK_OVS_CODE_CACHE_DIR: 'off', FABRIK_IPAM_CODE_CACHE_DIR: 'off' },
+      });
+      expect(JSON.parse(version.stdout), plugin).toMatchObject({
+        supportedVersions: expect.arrayContaining(['1.1.0']),
+      });
+    }
     // fabrik-ipam's kubeconfig authenticates as the ServiceAccount (404 for a missing pool, not 401).
     const kubeconfigPath = at('etc/cni/net.d/fabrik.d/fabrik-ipam.kubeconfig');
     expect((await stat(kubeconfigPath)).mode & 0o777).toBe(0o600);
