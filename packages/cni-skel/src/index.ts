@@ -25,4 +25,21 @@ export {
   fileSystemType,
   describeFileType,
 } from './bounded-fs.js';
-export { installPlugin } from './install.js';
+export { installPlugin, writeFileAtomic } from './install.js';
+export {
+  planNodeInstall,
+  readInstallInputs,
+  applyNodeInstall,
+  parseInstallNodeArgs,
+  serviceAccountKubeconfig,
+  apiServerUrl,
+  withInterpreter,
+  InstallInputError,
+  NODE_BINARY_NAME,
+} from './install-node.js';
+export type {
+  NodeFile,
+  NodeInstallInputs,
+  InstallNodeOptions,
+  ServiceAccountCredentials,
+} from './install-node.js';

@@ -1,4 +1,4 @@
-import { chmod, copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
 /**
@@ -34,12 +34,25 @@ export async function runInstall(plugin: string, argv: readonly string[], self: 
 
 /** Copies `source` to `dir/name` atomically with mode 755. */
 export async function installPlugin(source: string, dir: string, name: string): Promise<void> {
+  await writeFileAtomic(join(dir, name), { copyOf: source }, 0o755);
+}
+
+/**
+ * Writes `target` so that a reader sees the old file or the new one, never a part: a temporary
+ * file in the same directory, the mode set, fsync, rename. The directory is created if missing.
+ */
+export async function writeFileAtomic(
+  target: string,
+  content: string | Uint8Array | { readonly copyOf: string },
+  mode: number,
+): Promise<void> {
+  const dir = join(target, '..');
   await mkdir(dir, { recursive: true });
-  const target = join(dir, name);
-  const tmp = join(dir, `.${name}.${process.pid}.tmp`);
+  const tmp = join(dir, `.${basename(target)}.${process.pid}.tmp`);
   try {
-    await copyFile(source, tmp);
-    await chmod(tmp, 0o755);
+    if (typeof content === 'object' && 'copyOf' in content) await copyFile(content.copyOf, tmp);
+    else await writeFile(tmp, content, { mode });
+    await chmod(tmp, mode);
     const fh = await open(tmp, 'r');
     try {
       await fh.sync();

@@ -14,6 +14,8 @@ export interface CniMainOptions {
   readonly plugin: (env: Readonly<Record<string, string | undefined>>) => PluginFuncs;
   /** Spec versions the plugin speaks (default: all of SPEC_VERSIONS). */
   readonly versions?: readonly string[];
+  /** The plugin's release, printed by `install-node --version`. */
+  readonly version?: string;
 }
 
 async function readStdin(): Promise<string> {
@@ -25,13 +27,21 @@ async function readStdin(): Promise<string> {
 
 /**
  * Runs the process as a CNI plugin (environment and config in, result or error JSON out, exit
- * status 0 or 1), or as `<name> install [--dir DIR] [--name NAME]`, and exits.
+ * status 0 or 1), as `<name> install [--dir DIR] [--name NAME]`, or as `<name> install-node ...`
+ * (the node installer, install-node.ts), and exits.
  */
 export function runCniMain(options: CniMainOptions): void {
   const main = async (): Promise<number> => {
     const [sub, ...rest] = process.argv.slice(2);
     if (sub === 'install')
       return (await import('./install.js')).runInstall(options.name, rest, process.argv[1] ?? '');
+    if (sub === 'install-node')
+      return (await import('./install-node.js')).runInstallNode(
+        options.name,
+        rest,
+        process.argv[1] ?? '',
+        options.version ?? 'dev',
+      );
     let out = '';
     const code = await runPlugin(
       options.plugin(process.env),

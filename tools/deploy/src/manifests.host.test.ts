@@ -1,0 +1,169 @@
+// deploy/ as users render it: every kustomization with kubectl 1.20 (kustomize 2.0.3) and 1.32
+// (kustomize 5.5), every object valid against the Kubernetes OpenAPI schemas, the agents' configs
+// valid against @fabrik/api, and the properties the deployment promises (no token in the HBR pod,
+// probes, resources, capabilities) checked on the rendered objects.
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseAgentHostConfig, parseAgentNetnsConfig, parseCniNodeSettings } from '@fabrik/api';
+import {
+  KUBECTL_VERSIONS,
+  KUSTOMIZATIONS,
+  REPO_ROOT,
+  objectId,
+  renderKustomization,
+  type KubeObject,
+  type KubectlVersion,
+} from './render.js';
+import { validateObject } from './validate.js';
+
+type Renders = Map<string, Map<KubectlVersion, KubeObject[]>>;
+const renders: Renders = new Map();
+
+beforeAll(async () => {
+  for (const k of KUSTOMIZATIONS) {
+    const byVersion = new Map<KubectlVersion, KubeObject[]>();
+    for (const v of KUBECTL_VERSIONS)
+      byVersion.set(v, (await renderKustomization(join(REPO_ROOT, k), v)).objects);
+    renders.set(k, byVersion);
+  }
+}, 120_000);
+
+const rendered = (k: string, v: KubectlVersion = '1.32'): KubeObject[] => renders.get(k)!.get(v)!;
+const find = (objects: KubeObject[], kind: string, name: string): KubeObject => {
+  const o = objects.find((x) => x.kind === kind && x.metadata.name.startsWith(name));
+  if (!o) throw new Error(`${kind} ${name} not rendered`);
+  return o;
+};
+
+/**
+ * What differs between kustomize releases without meaning anything: the content hash of ConfigMap
+ * names (its algorithm changed) and the empty labels/annotations 2.0.3 leaves on merged ConfigMaps.
+ */
+const normalised = (objects: KubeObject[]): unknown =>
+  JSON.parse(
+    JSON.stringify(objects)
+      .replace(/(fabrik-[a-z-]+-config)-[a-z0-9]{10}/g, '$1')
+      .replace(/"(annotations|labels)":\{\},?/g, '')
+      .replace(/,\}/g, '}'),
+  );
+
+interface PodSpecLike {
+  automountServiceAccountToken?: boolean;
+  tolerations?: unknown[];
+  initContainers?: ContainerLike[];
+  containers: ContainerLike[];
+}
+interface ContainerLike {
+  name: string;
+  image: string;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  livenessProbe?: { httpGet?: { path: string } };
+  readinessProbe?: { httpGet?: { path: string } };
+  securityContext?: {
+    capabilities?: { drop?: string[]; add?: string[] };
+    allowPrivilegeEscalation?: boolean;
+  };
+}
+const podSpec = (ds: KubeObject): PodSpecLike =>
+  (ds.spec as { template: { spec: PodSpecLike } }).template.spec;
+
+describe.each(KUSTOMIZATIONS)('%s', (k) => {
+  it('renders the same objects with kubectl 1.20 and 1.32', () => {
+    expect(rendered(k, '1.20').length).toBeGreaterThan(0);
+    expect(normalised(rendered(k, '1.20'))).toEqual(normalised(rendered(k, '1.32')));
+  });
+
+  it('every object is valid against the Kubernetes OpenAPI schemas', async () => {
+    const problems: string[] = [];
+    for (const o of rendered(k))
+      for (const p of await validateObject(o)) problems.push(`${objectId(o)}: ${p}`);
+    expect(problems).toEqual([]);
+  });
+
+  it("the agents' configs and the CNI node settings are valid for @fabrik/api", () => {
+    const objects = rendered(k);
+    const data = (name: string, key: string): unknown =>
+      parse((find(objects, 'ConfigMap', name).data as Record<string, string>)[key]!);
+    const host = parseAgentHostConfig(data('fabrik-agent-host-config', 'agent-host.yaml'));
+    const netns = parseAgentNetnsConfig(data('fabrik-agent-netns-config', 'agent-netns.yaml'));
+    const cni = parseCniNodeSettings(data('fabrik-cni-config', 'config.yaml'));
+    expect([host.ok, netns.ok, cni.ok], JSON.stringify([host, netns, cni].filter((r) => !r.ok))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it('every container has resources, drops every capability and cannot escalate; agents have probes', () => {
+    for (const ds of rendered(k).filter((o) => o.kind === 'DaemonSet')) {
+      const spec = podSpec(ds);
+      expect(spec.tolerations, ds.metadata.name).toEqual([{ operator: 'Exists' }]);
+      for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+        const where = `${ds.metadata.name}/${c.name}`;
+        expect(c.resources?.requests?.['memory'], where).toBeDefined();
+        expect(c.resources?.limits?.['memory'], where).toBeDefined();
+        expect(c.securityContext?.capabilities?.drop, where).toEqual(['ALL']);
+        expect(c.securityContext?.allowPrivilegeEscalation, where).toBe(false);
+      }
+      if (ds.metadata.name !== 'fabrik-cni') {
+        const [agent] = spec.containers;
+        expect(agent?.livenessProbe?.httpGet?.path).toBe('/healthz');
+        expect(agent?.readinessProbe?.httpGet?.path).toBe('/readyz');
+      }
+    }
+  });
+});
+
+describe('deploy/base', () => {
+  it('the HBR pod holds no API credentials', () => {
+    const objects = rendered('deploy/base');
+    expect(podSpec(find(objects, 'DaemonSet', 'fabrik-hbr')).automountServiceAccountToken).toBe(false);
+    expect(find(objects, 'ServiceAccount', 'fabrik-hbr').automountServiceAccountToken).toBe(false);
+    expect(
+      objects.filter((o) => o.kind.endsWith('Binding') && JSON.stringify(o).includes('"fabrik-hbr"')),
+    ).toEqual([]);
+  });
+
+  it('agent-host and fabrik-hbr share the relay directory the configs name, on the node', () => {
+    const objects = rendered('deploy/base');
+    for (const name of ['fabrik-agent-host', 'fabrik-hbr']) {
+      const volumes = (
+        podSpec(find(objects, 'DaemonSet', name)) as unknown as {
+          volumes: { name: string; hostPath?: { path: string } }[];
+        }
+      ).volumes;
+      expect(volumes.find((v) => v.name === 'relay')?.hostPath?.path, name).toBe('/run/fabrik/relay');
+    }
+  });
+
+  it("images are tagged with their app's version", async () => {
+    const version = async (app: string): Promise<string> =>
+      (
+        JSON.parse(await readFile(join(REPO_ROOT, 'apps', app, 'package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version;
+    const images = rendered('deploy/base')
+      .filter((o) => o.kind === 'DaemonSet')
+      .flatMap((ds) => podSpec(ds).containers.map((c) => c.image));
+    expect(new Set(images)).toEqual(
+      new Set([
+        `localhost/fabrik/fabrik-hbr:${await version('agent-netns')}`,
+        `localhost/fabrik/fabrik-agent-host:${await version('agent-host')}`,
+        `localhost/fabrik/fabrik-cni:${await version('cni-ovs')}`,
+      ]),
+    );
+  });
+});
+
+describe('deploy/crds/Kustomization', () => {
+  it("lists exactly fabrik's own CRDs (the NetworkAttachmentDefinition CRD is Multus's)", async () => {
+    const dir = join(REPO_ROOT, 'deploy/crds');
+    const own = (await readdir(dir)).filter((f) => f.endsWith('.network.fabrik.dev.yaml')).sort();
+    const listed = (parse(await readFile(join(dir, 'Kustomization'), 'utf8')) as { resources: string[] })
+      .resources;
+    expect(listed).toEqual(own);
+  });
+});

@@ -1,0 +1,263 @@
+// RBAC proven, not assumed: the RBAC objects of each kustomization, applied with kubectl to the
+// test API server with authorization on, and each ServiceAccount's token driving the very client
+// code its agent runs (@fabrik/agent-runtime's Kubernetes source and node status sink, @fabrik/kube's
+// event recorder; @fabrik/ippool's calls for fabrik-ipam): every call it makes is allowed, a call
+// outside its role is 403, and what each role grants equals expected-rules.ts.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { KubeConfig } from '@kubernetes/client-node';
+import {
+  IP_POOL_RESOURCE,
+  LAYER2_NETWORK_RESOURCE,
+  NODE_NETWORK_STATUS_RESOURCE,
+  VRF_RESOURCE,
+  type NodeNetworkStatusSection,
+} from '@fabrik/api';
+import { createKubernetesSource, createNodeStatusSink } from '@fabrik/agent-runtime';
+import { NODES, addNodeTaint, createEventRecorder, customObjects, isForbiddenError } from '@fabrik/kube';
+import { runCommand } from '@fabrik/netcore';
+import { startApiServer, type ApiServer } from '@fabrik/testkit';
+import { EXPECTED_GRANTS, flattenRules } from './expected-rules.js';
+import { REPO_ROOT, kubectlPath, renderKustomization, type KubeObject } from './render.js';
+
+const RBAC_KINDS = new Set([
+  'Namespace',
+  'ServiceAccount',
+  'Role',
+  'ClusterRole',
+  'RoleBinding',
+  'ClusterRoleBinding',
+]);
+const NODE = 'node-1';
+const anyObject = { parse: (raw: unknown) => raw as { metadata: { name: string } } };
+const gvr = (r: { group: string; version: string; plural: string }) => ({
+  group: r.group,
+  version: r.version,
+  plural: r.plural,
+});
+
+let api: ApiServer;
+let admin: KubeConfig;
+let home: string;
+
+/** Applies the RBAC objects of a kustomization with kubectl 1.32, as `kubectl apply -k` would. */
+async function applyRbacOf(kustomization: string): Promise<void> {
+  const { objects } = await renderKustomization(join(REPO_ROOT, kustomization), '1.32');
+  const rbac = objects.filter((o: KubeObject) => RBAC_KINDS.has(o.kind));
+  await runCommand(kubectlPath('1.32'), ['apply', '-f', '-'], {
+    input: rbac.map((o) => `---\n${stringify(o)}`).join(''),
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, KUBECONFIG: api.kubeconfigPath },
+    timeoutMs: 60_000,
+  });
+}
+
+function serviceAccountKubeConfig(name: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(api.writeServiceAccountKubeconfig('fabrik-system', name));
+  return kc;
+}
+
+async function expectForbidden(call: Promise<unknown>): Promise<void> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(isForbiddenError(error), `expected 403, got ${String(error)}`).toBe(true);
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'fabrik-rbac-home-'));
+  api = await startApiServer({ rbac: true, crdDirs: [join(REPO_ROOT, 'deploy/crds')] });
+  admin = new KubeConfig();
+  admin.loadFromFile(api.kubeconfigPath);
+  await customObjects(admin, NODES, anyObject).create({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: NODE, labels: { 'kubernetes.io/hostname': NODE } },
+  });
+  await customObjects(admin, gvr(VRF_RESOURCE), anyObject).create({
+    apiVersion: 'network.fabrik.dev/v1alpha1',
+    kind: 'VRF',
+    metadata: { name: 'red' },
+    spec: { vni: 1001 },
+  });
+  await customObjects(admin, gvr(IP_POOL_RESOURCE), anyObject).create({
+    apiVersion: 'network.fabrik.dev/v1alpha1',
+    kind: 'IPPool',
+    metadata: { name: 'pool-a' },
+    spec: { subnetInfo: { gateway: '10.9.0.1', prefixLength: 24 }, ipRanges: [{ cidr: '10.9.0.0/25' }] },
+  });
+  await applyRbacOf('deploy/base');
+}, 120_000);
+
+afterAll(async () => {
+  await api?.destroy();
+  await rm(home, { recursive: true, force: true });
+});
+
+/**
+ * Everything a node agent (agent-host, or agent-netns with a Kubernetes source) does with the API,
+ * through the very wiring both agents use: @fabrik/agent-runtime's Kubernetes intent source and
+ * node status sink, and @fabrik/kube's event recorder.
+ */
+async function exerciseNodeAgent(kc: KubeConfig, section: string, conditionType: string): Promise<void> {
+  const source = createKubernetesSource({
+    kc,
+    nodeName: NODE,
+    kinds: [
+      { kind: 'VRF', resource: gvr(VRF_RESOURCE) },
+      { kind: 'Layer2Network', resource: gvr(LAYER2_NETWORK_RESOURCE) },
+    ],
+  });
+  const changes: string[] = [];
+  await source.start((reason) => changes.push(reason));
+  try {
+    await expect.poll(() => source.hasSynced(), { timeout: 10_000 }).toBe(true);
+    expect(source.snapshot().objects.map((o) => o.metadata.name)).toContain('red');
+    expect(source.snapshot().problems).toEqual([]);
+    // The watches are allowed too: an object created now arrives through them.
+    const name = `blue-${section}`;
+    await customObjects(admin, gvr(VRF_RESOURCE), anyObject).create({
+      apiVersion: 'network.fabrik.dev/v1alpha1',
+      kind: 'VRF',
+      metadata: { name },
+      spec: { vni: section === 'host' ? 1002 : 1003 },
+    });
+    await expect
+      .poll(() => source.snapshot().objects.map((o) => o.metadata.name), { timeout: 10_000 })
+      .toContain(name);
+  } finally {
+    await source.stop();
+  }
+
+  await addNodeTaint(admin, NODE, { key: 'fabrik.dev/not-ready', effect: 'NoSchedule' });
+  const sink = createNodeStatusSink<NodeNetworkStatusSection>({
+    kc,
+    nodeName: NODE,
+    resource: gvr(NODE_NETWORK_STATUS_RESOURCE),
+    kind: 'NodeNetworkStatus',
+    section,
+    nodeConditionType: conditionType,
+    startupTaint: { key: 'fabrik.dev/not-ready', effect: 'NoSchedule' },
+  });
+  await sink.write({
+    configStatus: 'provisioned',
+    lastUpdate: '2026-01-01T00:00:00Z', // the writer stamps its own
+    conditions: [
+      {
+        type: conditionType,
+        status: 'True',
+        reason: 'Applied',
+        message: 'ok',
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
+    ],
+  });
+  const nns = (await customObjects(admin, gvr(NODE_NETWORK_STATUS_RESOURCE), anyObject).get(
+    NODE,
+  )) as unknown as {
+    status: Record<string, unknown>;
+  };
+  expect(nns.status[section]).toMatchObject({ configStatus: 'provisioned' });
+  const node = (await customObjects(admin, NODES, anyObject).get(NODE)) as unknown as {
+    spec?: { taints?: unknown[] };
+    status: { conditions: { type: string; status: string }[] };
+  };
+  expect(node.spec?.taints ?? []).toEqual([]);
+  expect(node.status.conditions).toContainEqual(
+    expect.objectContaining({ type: conditionType, status: 'True' }),
+  );
+
+  const failures: string[] = [];
+  const recorder = createEventRecorder({
+    kc,
+    component: 'rbac-test',
+    host: NODE,
+    log: {
+      warn: (...a: unknown[]) => failures.push(JSON.stringify(a)),
+      error: (...a: unknown[]) => failures.push(JSON.stringify(a)),
+    } as never,
+  });
+  const ref = { apiVersion: 'v1', kind: 'Node', name: NODE };
+  recorder.event(ref, 'Normal', 'RbacTest', `${section} event`);
+  await recorder.flush();
+  recorder.event(ref, 'Normal', 'RbacTest', `${section} event`); // the same again: a patch of count
+  await recorder.flush();
+  expect(failures).toEqual([]);
+  const events = await customObjects(admin, { group: '', version: 'v1', plural: 'events' }, anyObject).list({
+    namespace: 'default',
+  });
+  const mine = events.items.filter(
+    (e) => (e as unknown as { message: string }).message === `${section} event`,
+  );
+  expect(mine.map((e) => (e as unknown as { count: number }).count)).toEqual([2]);
+
+  // Outside the role: 403.
+  await expectForbidden(customObjects(kc, gvr(VRF_RESOURCE), anyObject).delete('red'));
+  await expectForbidden(customObjects(kc, gvr(IP_POOL_RESOURCE), anyObject).get('pool-a'));
+  await expectForbidden(
+    customObjects(kc, { group: '', version: 'v1', plural: 'secrets' }, anyObject).list({
+      namespace: 'fabrik-system',
+    }),
+  );
+  await expectForbidden(customObjects(kc, NODES, anyObject).delete(NODE));
+  await expectForbidden(
+    customObjects(kc, { group: '', version: 'v1', plural: 'events' }, anyObject).list({
+      namespace: 'kube-system',
+    }),
+  );
+}
+
+describe('deploy/base', () => {
+  it('agent-host: its informers, status, Node condition and taint, and events are allowed; nothing else', async () => {
+    await exerciseNodeAgent(serviceAccountKubeConfig('fabrik-agent-host'), 'host', 'FabrikHostReady');
+  });
+
+  it("fabrik-cni's token (fabrik-ipam): get an IPPool and update its status; nothing else", async () => {
+    const kc = serviceAccountKubeConfig('fabrik-cni');
+    const pools = customObjects(kc, gvr(IP_POOL_RESOURCE), anyObject);
+    const pool = (await pools.get('pool-a')) as unknown as Record<string, unknown>;
+    await pools.replaceStatus({
+      ...pool,
+      status: { ipAddresses: [], usage: { total: 125, used: 0 } },
+    } as never);
+    await expectForbidden(pools.list());
+    await expectForbidden(pools.patch('pool-a', { metadata: { labels: { a: 'b' } } }));
+    await expectForbidden(pools.replace(pool as never));
+    await expectForbidden(customObjects(kc, gvr(VRF_RESOURCE), anyObject).list());
+    await expectForbidden(customObjects(kc, NODES, anyObject).get(NODE));
+  });
+
+  it('fabrik-hbr: no permission at all (its intent comes through the relay)', async () => {
+    const kc = serviceAccountKubeConfig('fabrik-hbr');
+    await expectForbidden(customObjects(kc, gvr(VRF_RESOURCE), anyObject).list());
+    await expectForbidden(customObjects(kc, NODES, anyObject).get(NODE));
+  });
+
+  it('each ServiceAccount is granted exactly the expected rules', () => {
+    for (const [sa, expected] of Object.entries(EXPECTED_GRANTS['deploy/base']!)) {
+      const granted = flattenRules(api.rulesFor('fabrik-system', sa));
+      console.log(`deploy/base ${sa}:\n  ${granted.join('\n  ') || '(nothing)'}`);
+      expect(granted, sa).toEqual([...expected].sort());
+    }
+  });
+});
+
+describe('deploy/overlays/netns-kubernetes-source', () => {
+  beforeAll(() => applyRbacOf('deploy/overlays/netns-kubernetes-source'), 60_000);
+
+  it('fabrik-hbr (agent-netns watching the API itself): the node agent calls are allowed; nothing else', async () => {
+    await exerciseNodeAgent(serviceAccountKubeConfig('fabrik-hbr'), 'netns', 'FabrikNetnsReady');
+  });
+
+  it('fabrik-hbr is granted exactly the expected rules', () => {
+    const granted = flattenRules(api.rulesFor('fabrik-system', 'fabrik-hbr'));
+    console.log(`netns-kubernetes-source fabrik-hbr:\n  ${granted.join('\n  ')}`);
+    expect(granted).toEqual(
+      [...EXPECTED_GRANTS['deploy/overlays/netns-kubernetes-source']!['fabrik-hbr']!].sort(),
+    );
+  });
+});

@@ -1,0 +1,295 @@
+// The images as a node runs them, with podman (runc, cgroupfs) and the DaemonSets' security
+// settings (read-only root, every capability dropped but the ones deploy/ grants). The images are
+// built by ensureImages() unless this revision's are already there (same build context: reused).
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { KubeConfig } from '@kubernetes/client-node';
+import { IP_POOL_RESOURCE } from '@fabrik/api';
+import { customObjects, isNotFoundError } from '@fabrik/kube';
+import { isCommandError, runCommand } from '@fabrik/netcore';
+import { createTempNetns, startApiServer, type ApiServer, type TempNetns } from '@fabrik/testkit';
+import { REPO_ROOT, WORK_DIR, ensureImages, notBuildable, type BuiltImage } from './build.js';
+import { IMAGES } from './catalogue.js';
+import { podmanRunEnv } from './podman.js';
+
+const built = new Map<string, BuiltImage>();
+let env: NodeJS.ProcessEnv;
+let dir: string;
+
+// Whether each image can be built from this checkout (its app may not have landed yet).
+const unbuildable = new Map<string, string | undefined>();
+for (const spec of IMAGES) unbuildable.set(spec.name, await notBuildable(spec));
+const title = (name: string): string => {
+  const reason = unbuildable.get(name);
+  return reason === undefined ? name : `${name} (not built from this checkout: ${reason})`;
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fabrik-images-'));
+  env = await podmanRunEnv(join(WORK_DIR, 'podman'));
+  const t0 = Date.now();
+  const { images } = await ensureImages({ log: (l) => console.log(`images: ${l}`) });
+  console.log(`images ready in ${Math.round((Date.now() - t0) / 1000)} s`);
+  for (const image of images) built.set(image.name, image);
+}, 1_800_000);
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const image = (name: string): string => built.get(name)!.tags[0]!;
+
+/** `podman run --rm` with the DaemonSets' hardening; resolves with stdout, rejects with CommandError. */
+async function run(name: string, podmanArgs: string[], args: string[], capabilities: string[] = []) {
+  return runCommand(
+    'podman',
+    [
+      'run',
+      '--rm',
+      '--read-only',
+      '--cap-drop=ALL',
+      ...capabilities.map((c) => `--cap-add=${c}`),
+      '--security-opt=no-new-privileges',
+      ...podmanArgs,
+      image(name),
+      ...args,
+    ],
+    { env, timeoutMs: 120_000 },
+  );
+}
+
+it('every image is tagged <version>-g<revision> and <version>, and reported with its size', () => {
+  for (const b of built.values()) {
+    expect(b.tags[0]).toMatch(
+      new RegExp(`^localhost/fabrik/${b.name}:\\d+\\.\\d+\\.\\d+-g[0-9a-f]{12}(-dirty)?$`),
+    );
+    expect(b.tags[1]).toBe(b.tags[0]!.replace(/-g[0-9a-f]{12}(-dirty)?$/, ''));
+    expect(b.sizeBytes).toBeGreaterThan(50e6);
+    console.log(`${b.tags[0]}: ${(b.sizeBytes / 1e6).toFixed(1)} MB`);
+  }
+});
+
+describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni'), () => {
+  let api: ApiServer;
+  beforeAll(async () => {
+    api = await startApiServer({ dir: join(dir, 'api') });
+  });
+  afterAll(() => api?.destroy());
+
+  it('answers --version', async () => {
+    expect((await run('fabrik-cni', [], ['--version'])).stdout.trim()).toMatch(/^fabrik-cni \d+\.\d+\.\d+$/);
+  });
+
+  it('installs the plugins, Node.js, the settings, the bridge config and a working kubeconfig into the host', async () => {
+    const host = join(dir, 'host');
+    const sa = join(dir, 'sa');
+    await mkdir(host);
+    await mkdir(sa);
+    const token = api.createServiceAccountToken('fabrik-system', 'fabrik-cni');
+    await writeFile(join(sa, 'token'), token);
+    const kubeconfig = parse(await readFile(api.kubeconfigPath, 'utf8')) as {
+      clusters: { cluster: { 'certificate-authority-data': string } }[];
+    };
+    await writeFile(
+      join(sa, 'ca.crt'),
+      Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data'], 'base64'),
+    );
+    const port = new URL(api.url).port;
+    const { stdout } = await run(
+      'fabrik-cni',
+      [
+        '-v',
+        `${host}:/host`,
+        '-v',
+        `${join(REPO_ROOT, 'deploy/base/config/cni-settings.yaml')}:/etc/fabrik/cni/config.yaml:ro`,
+        '-v',
+        `${join(REPO_ROOT, 'deploy/base/config/agent-host.yaml')}:/etc/fabrik/agent-host/agent-host.yaml:ro`,
+        '-v',
+        `${sa}:/var/run/secrets/kubernetes.io/serviceaccount:ro`,
+        '-e',
+        'KUBERNETES_SERVICE_HOST=127.0.0.1',
+        '-e',
+        `KUBERNETES_SERVICE_PORT=${port}`,
+      ],
+      [
+        '--host-root=/host',
+        '--settings=/etc/fabrik/cni/config.yaml',
+        '--agent-host-config=/etc/fabrik/agent-host/agent-host.yaml',
+        '--service-account-kubeconfig',
+        '--with-node',
+      ],
+    );
+    expect(stdout).toContain('node installed under /host');
+    const at = (p: string) => join(host, p);
+    for (const plugin of ['fabrik-ovs', 'fabrik-ipam', 'fabrik-node'])
+      expect((await stat(at(`opt/cni/bin/${plugin}`))).mode & 0o777).toBe(0o755);
+    for (const plugin of ['fabrik-ovs', 'fabrik-ipam'])
+      expect((await readFile(at(`opt/cni/bin/${plugin}`), 'utf8')).split('\n')[0], plugin).toBe(
+        '#!/opt/cni/bin/fabrik-node',
+      );
+    expect(await readFile(at('etc/cni/net.d/fabrik.d/config.yaml'), 'utf8')).toBe(
+      await readFile(join(REPO_ROOT, 'deploy/base/config/cni-settings.yaml'), 'utf8'),
+    );
+    expect(await readFile(at('etc/fabrik/agent-host.yaml'), 'utf8')).toBe(
+      await readFile(join(REPO_ROOT, 'deploy/base/config/agent-host.yaml'), 'utf8'),
+    );
+    // The installed Node.js runs the installed plugins on this host.
+    for (const plugin of ['fabrik-ovs', 'fabrik-ipam']) {
+      const version = await runCommand(at('opt/cni/bin/fabrik-node'), [at(`opt/cni/bin/${plugin}`)], {
+        env: { CNI_COMMAND: 'VERSION', FABRIK_OVS_CODE_CACHE_DIR: 'off', FABRIK_IPAM_CODE_CACHE_DIR: 'off' },
+      });
+      expect(JSON.parse(version.stdout), plugin).toMatchObject({
+        supportedVersions: expect.arrayContaining(['1.1.0']),
+      });
+    }
+    // fabrik-ipam's kubeconfig authenticates as the ServiceAccount (404 for a missing pool, not 401).
+    const kubeconfigPath = at('etc/cni/net.d/fabrik.d/fabrik-ipam.kubeconfig');
+    expect((await stat(kubeconfigPath)).mode & 0o777).toBe(0o600);
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfigPath);
+    const { group, version: v, plural } = IP_POOL_RESOURCE;
+    const error = await customObjects(kc, { group, version: v, plural }, { parse: (x: unknown) => x })
+      .get('missing')
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(isNotFoundError(error), String(error)).toBe(true);
+  });
+
+  it('refuses invalid settings naming the field and writes nothing', async () => {
+    const host = join(dir, 'host-bad');
+    await mkdir(host);
+    await writeFile(join(dir, 'bad.yaml'), 'timeouts:\n  ovsdbTimeoutMs: 1\n');
+    const error = await run(
+      'fabrik-cni',
+      ['-v', `${host}:/host`, '-v', `${join(dir, 'bad.yaml')}:/settings.yaml:ro`],
+      ['--host-root=/host', '--settings=/settings.yaml'],
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isCommandError(error) && error.exitCode).toBe(2);
+    expect(isCommandError(error) && error.stderr).toMatch(/timeouts\.ovsdbTimeoutMs/);
+    expect((await runCommand('find', [host, '-mindepth', '1'])).stdout).toBe('');
+  });
+});
+
+describe.skipIf(unbuildable.get('fabrik-agent-host') !== undefined)(title('fabrik-agent-host'), () => {
+  it('answers --version', async () => {
+    expect((await run('fabrik-agent-host', [], ['--version'])).stdout).toMatch(/\d+\.\d+\.\d+/);
+  });
+});
+
+describe.skipIf(unbuildable.get('fabrik-hbr') !== undefined)(title('fabrik-hbr'), () => {
+  /** The capabilities deploy/base/hbr.yaml keeps for a container of the HBR pod. */
+  async function hbrContainer(
+    name: 'hbr' | 'trunk',
+  ): Promise<{ command?: string[]; capabilities: string[] }> {
+    const ds = parse(await readFile(join(REPO_ROOT, 'deploy/base/hbr.yaml'), 'utf8')) as {
+      spec: {
+        template: {
+          spec: Record<
+            'containers' | 'initContainers',
+            { name: string; command?: string[]; securityContext: { capabilities: { add: string[] } } }[]
+          >;
+        };
+      };
+    };
+    const { containers, initContainers } = ds.spec.template.spec;
+    const found = [...containers, ...initContainers].find((c) => c.name === name)!;
+    return {
+      ...(found.command ? { command: found.command } : {}),
+      capabilities: found.securityContext.capabilities.add,
+    };
+  }
+  let target: TempNetns;
+  beforeAll(async () => {
+    target = await createTempNetns('hbrtr');
+  });
+  afterAll(() => target?.destroy());
+
+  it('answers --version', async () => {
+    expect((await run('fabrik-hbr', [], ['--version'])).stdout).toMatch(/\d+\.\d+\.\d+/);
+  });
+
+  it("the trunk init container's command creates tr in its netns and tr-host in the node's", async () => {
+    // deploy/base/hbr.yaml's init container, with a throwaway netns standing for the node's,
+    // mounted where the DaemonSet mounts the host's /proc.
+    const trunk = await hbrContainer('trunk');
+    const [entrypoint, ...args] = trunk.command!;
+    await run(
+      'fabrik-hbr',
+      [
+        '--network=none',
+        '-v',
+        `/run/netns/${target.name}:/host/proc/1/ns/net:ro`,
+        `--entrypoint=${entrypoint}`,
+      ],
+      args,
+      trunk.capabilities,
+    );
+    // The command succeeded only if tr-host could be created in the target; it went away with the
+    // container's netns, which took the pair with it.
+    expect(await target.ip('-j', 'link', 'show')).not.toContain('tr-host');
+  });
+
+  it('runs plan against a file config, with FRR started in its netns', async () => {
+    const conf = join(dir, 'hbr');
+    await mkdir(conf, { recursive: true });
+    await writeFile(
+      join(conf, 'intent.yaml'),
+      [
+        'apiVersion: network.fabrik.dev/v1alpha1',
+        'kind: Layer2Network',
+        'metadata: {name: l2-100}',
+        'spec: {vni: 2100, vlan: 100}',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(
+      join(conf, 'agent-netns.yaml'),
+      [
+        'nodeName: node-1',
+        'asn: 65001',
+        'routerId: 192.0.2.1',
+        'vtepIp: 192.0.2.1',
+        'frr: {pathspace: hbr}',
+        'source: {kind: file, path: /conf/intent.yaml}',
+        'stateDir: /state',
+        '',
+      ].join('\n'),
+    );
+    // The trunk exists before agent-netns starts (the init container's job): a veth stands for it.
+    const result = await run(
+      'fabrik-hbr',
+      [
+        '--network=none',
+        '-v',
+        `${conf}:/conf:ro`,
+        '--tmpfs=/state',
+        '--tmpfs=/run/frr',
+        '--tmpfs=/var/tmp',
+        '--entrypoint=sh',
+      ],
+      [
+        '-c',
+        'ip link add tr type veth peer name tr-peer && exec fabrik-hbr plan --config /conf/agent-netns.yaml',
+      ],
+      (await hbrContainer('hbr')).capabilities,
+    ).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: unknown) => {
+        if (!isCommandError(e)) throw e;
+        return { code: e.exitCode, stdout: e.stdout, stderr: e.stderr };
+      },
+    );
+    // 1: it would change something (nothing is there yet); the plan names the L2 network's links
+    // and the FRR lines that running FRR lacks (the diff comes from frr-reload.py against it).
+    expect(result, result.stderr).toMatchObject({ code: 1 });
+    expect(result.stdout).toContain('ip link add name vx2100');
+    expect(result.stdout).toContain('ip link add link tr name tr.100');
+    expect(result.stdout).toContain('+ router bgp 65001 / address-family l2vpn evpn / advertise-all-vni');
+  });
+});
