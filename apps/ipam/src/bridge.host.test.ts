@@ -20,6 +20,10 @@ const bridge = uniqueName('fipam');
 beforeAll(async () => {
   sb = await createIpamSandbox();
   pods.push(await createTempNetns(), await createTempNetns());
+  // A bridge takes the lowest MAC of its ports unless its address was set, so the second Pod's
+  // port could change the MAC the first ADD reported and fail the bridge plugin's CHECK. The
+  // plugin adopts an existing bridge: create it with a set address, as a node's bridge would have.
+  await runCommand('ip', ['link', 'add', bridge, 'address', '02:fa:b0:00:00:01', 'type', 'bridge']);
 });
 afterAll(async () => {
   await Promise.all(pods.map((p) => p.destroy()));
