@@ -25,7 +25,10 @@ interface Crd {
   };
 }
 
-const crds = readdirSync(CRDS).map((f) => parse(readFileSync(join(CRDS, f), 'utf8')) as Crd);
+// deploy/crds also holds its kustomize Kustomization file: only the CRD manifests.
+const crds = readdirSync(CRDS)
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => parse(readFileSync(join(CRDS, f), 'utf8')) as Crd);
 
 function documents(dir: string): { kind: string; metadata: { name: string; namespace?: string } }[] {
   return readdirSync(dir)
