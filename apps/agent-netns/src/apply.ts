@@ -38,6 +38,8 @@ export interface ApplyReport {
   readonly owned: Readonly<Record<string, number>>;
   /** The FRR configuration now applied. */
   readonly frrConfig: string;
+  /** Names of the links the node now holds for this agent (owned, and a given hbr VRF). */
+  readonly links: readonly string[];
 }
 
 /** The node's complete netlink state for `intent`, given what the namespace holds (pure). */
@@ -104,6 +106,7 @@ export async function applyNode(
     frr,
     owned: countByKind(full),
     frrConfig,
+    links: [...full.links.map((l) => l.name), intent.frr.hbrVrf],
   };
 }
 

@@ -14,7 +14,7 @@ import {
   type VrfPrefixRule,
 } from '@fabrik/api';
 import { toFrrModel } from '@fabrik/frr';
-import { matchesLabelSelector } from '@fabrik/kube';
+import { matchesLabelSelector } from '@fabrik/kube/labels';
 import { objectRef, type IntentSnapshot, type SourceProblem } from '@fabrik/agent-runtime';
 import type { NodeIntent } from './apply.js';
 import type { Layer2Kernel } from './hbr-state.js';
