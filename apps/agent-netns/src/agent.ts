@@ -10,6 +10,7 @@ import {
 } from '@fabrik/netcore/netlink';
 import type { Logger } from 'pino';
 import { applyNode, type ApplyReport, type HbrNode, type NodeIntent } from './apply.js';
+import type { DriftExpectation } from './drift.js';
 import { desiredNode, type NodeDesired } from './desired.js';
 import { nodeIntentOf, storedIntent, type StoredNodeIntent } from './last-good.js';
 import { OWNED_KINDS, type NetnsMetrics } from './metrics.js';
@@ -35,9 +36,12 @@ export interface NetnsAgent {
   reconcile(request: ReconcileRequest): Promise<ReconcileOutcome>;
   /** Applies the last good state without deleting anything (at start, before the source answers). */
   restoreLastGood(): Promise<boolean>;
-  /** Names of the links the drift monitor watches. */
-  watched(): ReadonlySet<string>;
+  /** What the drift monitor compares kernel events with. */
+  expectation(): DriftExpectation;
 }
+
+/** FRR's status (three vtysh calls) is read again after this long, or when FRR's configuration changed. */
+const FRR_STATUS_MAX_AGE_MS = 30_000;
 
 /**
  * agent-netns's reconcile. A failed apply (or FRR reload) restores the last good state and reports
@@ -48,7 +52,12 @@ export interface NetnsAgent {
 export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
   const { node, logger, metrics, config } = options;
   const clock = options.clock ?? (() => new Date());
-  let watched = new Set<string>();
+  let expectation: DriftExpectation = { links: new Map(), quietBefore: 0 };
+  // Events ip received up to now are the agent's own changes, verified by the apply that made them.
+  const applied = (report?: ApplyReport) => {
+    expectation = { links: report?.links ?? expectation.links, quietBefore: Date.now() };
+  };
+  let frrRead: { status: FrrStatus; at: number } | undefined;
   let previous: NodeNetworkStatusSection | undefined;
   let lastSaved: string | undefined;
   let reportedErrors = new Set<string>();
@@ -69,7 +78,7 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
       return 'the last good state is this state';
     metrics.restoresTotal.inc();
     try {
-      await applyNode(node, nodeIntentOf(last));
+      applied(await applyNode(node, nodeIntentOf(last)));
       return 'the last good state was restored';
     } catch (e) {
       logger.error({ err: e, cause: String(reason) }, 'restoring the last good state failed');
@@ -77,9 +86,11 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
     }
   }
 
-  async function frrStatus(): Promise<FrrStatus | undefined> {
+  async function frrStatus(fresh: boolean): Promise<FrrStatus | undefined> {
+    if (!fresh && frrRead && Date.now() - frrRead.at < FRR_STATUS_MAX_AGE_MS) return frrRead.status;
     try {
-      return await node.frr.status();
+      frrRead = { status: await node.frr.status(), at: Date.now() };
+      return frrRead.status;
     } catch (e) {
       logger.warn({ err: e }, 'reading FRR status failed');
       return undefined;
@@ -108,12 +119,11 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
   }
 
   return {
-    watched: () => watched,
+    expectation: () => expectation,
     async restoreLastGood() {
       const last = await options.lastGood.load();
       if (last === undefined) return false;
-      const report = await applyNode(node, nodeIntentOf(last), { prune: false });
-      watched = new Set(report.links);
+      applied(await applyNode(node, nodeIntentOf(last), { prune: false }));
       lastSaved = JSON.stringify(last);
       return true;
     },
@@ -125,15 +135,16 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
       let retry = false;
       try {
         report = await applyNode(node, desired.intent);
+        applied(report);
         await saveLastGood(desired.intent);
-        watched = new Set(report.links);
       } catch (e) {
+        applied();
         retry = isTransient(e);
         logger.error({ err: e, reconcile: request.id }, 'apply failed');
         failure = `${messageOf(e)} (${await restore(e, desired.intent)})`;
       }
 
-      const frr = await frrStatus();
+      const frr = await frrStatus(report?.frr.changed !== false);
       if (report) {
         metrics.ownedObjects.reset();
         for (const kind of OWNED_KINDS) metrics.ownedObjects.set({ kind }, report.owned[kind] ?? 0);
@@ -173,6 +184,8 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
         frrAdded: report?.frr.added ?? 0,
         frrRemoved: report?.frr.removed ?? 0,
         frrReloadMs: report?.frr.reloadMs ?? 0,
+        netlinkMs: report?.netlinkMs ?? 0,
+        frrMs: report?.frrMs ?? 0,
         vrfs: desired.intent.frr.vrfs.length,
         layer2Networks: desired.intent.frr.layer2s.length,
         skipped,

@@ -2,6 +2,7 @@ import type { FrrIntent } from '@fabrik/api';
 import { renderFrrConfig } from '@fabrik/frr';
 import {
   isOwnedBy,
+  observeScopeOf,
   plan as planNetlink,
   type DesiredState,
   type Netlink,
@@ -38,9 +39,26 @@ export interface ApplyReport {
   readonly owned: Readonly<Record<string, number>>;
   /** The FRR configuration now applied. */
   readonly frrConfig: string;
-  /** Names of the links the node now holds for this agent (owned, and a given hbr VRF). */
-  readonly links: readonly string[];
+  /** Milliseconds spent on netlink (observe, both phases, verification) and on FRR (check or reload, VNI mapping). */
+  readonly netlinkMs: number;
+  readonly frrMs: number;
+  /** The links the node now holds for this agent (owned, and a given hbr VRF), as the drift monitor expects them. */
+  readonly links: ReadonlyMap<string, ExpectedLink>;
 }
+
+/** What a link should look like: its admin state and master, where the desired state says. */
+export interface ExpectedLink {
+  readonly up?: boolean;
+  readonly master?: string | null;
+}
+
+const NOTHING_OBSERVED: ObservedState = {
+  links: [],
+  routes: undefined,
+  neighbours: undefined,
+  fdb: undefined,
+  sysctls: undefined,
+};
 
 /** The node's complete netlink state for `intent`, given what the namespace holds (pure). */
 export function nodeDesiredState(
@@ -57,6 +75,14 @@ export function nodeDesiredState(
     hbrVrfGiven: hbr !== undefined && !isOwnedBy(hbr.alias, node.owner),
     phase,
   });
+}
+
+/** What the namespace holds of the object types `intent`'s state uses (links, addresses, routes, sysctls). */
+export function observeNode(
+  node: Pick<HbrNode, 'owner' | 'trunk' | 'netlink'>,
+  intent: NodeIntent,
+): Promise<ObservedState> {
+  return node.netlink.observe(observeScopeOf(nodeDesiredState(node, intent, NOTHING_OBSERVED)));
 }
 
 /** The FRR configuration of `intent` (pure). */
@@ -77,36 +103,45 @@ export async function applyNode(
   options: { readonly prune?: boolean } = {},
 ): Promise<ApplyReport> {
   const prune = options.prune ?? true;
-  // Links and addresses, and the sysctls the L3 devices carry; routes wait for the full state.
-  const probe = nodeDesiredState(node, intent, {
-    links: [],
-    routes: undefined,
-    neighbours: undefined,
-    fdb: undefined,
-    sysctls: undefined,
-  });
-  const observed = await node.netlink.observe({
-    sysctlsOf: probe.links.filter((l) => l.sysctls !== undefined).map((l) => l.name),
-  });
+  const t0 = performance.now();
+  // One observation serves the whole pass when the first step changes nothing (the common case:
+  // a resync, a reconcile caused by the agent's own changes): FRR does not change links.
+  const observed = await observeNode(node, intent);
   const full = nodeDesiredState(node, intent, observed);
   const l3 = nodeDesiredState(node, intent, observed, 'l3-down');
   const first = planNetlink(beforeFrrState(full, l3, observed), observed, { prune });
   if (first.ops.length > 0) await node.netlink.apply(first);
 
+  const t1 = performance.now();
   const frrConfig = nodeFrrConfig(node, intent);
   const frr = await node.frr.apply(frrConfig);
-  await node.frr.waitForVniMapping(
-    intent.frr.vrfs.map((v) => ({ vrf: v.name, vni: v.vni })),
-    node.vniWaitTimeoutMs,
-  );
+  // New L3 VNI devices or a new FRR configuration: zebra must map every L3 VNI to its VRF before
+  // the devices come up. Otherwise the mapping stands as it did.
+  if (frr.changed || first.ops.length > 0)
+    await node.frr.waitForVniMapping(
+      intent.frr.vrfs.map((v) => ({ vrf: v.name, vni: v.vni })),
+      node.vniWaitTimeoutMs,
+    );
 
-  const last = await node.netlink.reconcile(full, { prune });
+  const t2 = performance.now();
+  let lastOps: number;
+  if (first.ops.length > 0) lastOps = (await node.netlink.reconcile(full, { prune })).plan.ops.length;
+  else {
+    const last = planNetlink(full, observed, { prune });
+    if (last.ops.length > 0) await node.netlink.apply(last);
+    lastOps = last.ops.length;
+  }
   return {
-    netlinkOps: first.ops.length + last.plan.ops.length,
+    netlinkOps: first.ops.length + lastOps,
     frr,
     owned: countByKind(full),
     frrConfig,
-    links: [...full.links.map((l) => l.name), intent.frr.hbrVrf],
+    netlinkMs: Math.round(t1 - t0 + (performance.now() - t2)),
+    frrMs: Math.round(t2 - t1),
+    links: new Map<string, ExpectedLink>([
+      [intent.frr.hbrVrf, {}],
+      ...full.links.map((l) => [l.name, { up: l.up, master: l.master }] as const),
+    ]),
   };
 }
 

@@ -12,7 +12,7 @@ import {
 import { pendingFrrChanges, reloadFrr, type FrrConfigChange } from '@fabrik/frr';
 import { formatPlan, plan as planNetlink } from '@fabrik/netcore/netlink';
 import { createNetnsAgent } from './agent.js';
-import { nodeDesiredState, nodeFrrConfig, type HbrNode } from './apply.js';
+import { nodeDesiredState, nodeFrrConfig, observeNode, type HbrNode } from './apply.js';
 import { desiredNode, type NodeDesired } from './desired.js';
 import { createDriftTrigger } from './drift.js';
 import { StoredNodeIntent } from './last-good.js';
@@ -69,7 +69,7 @@ async function run({ configPath }: AgentCommandContext): Promise<number> {
     triggers: [
       createDriftTrigger({
         netlink: node.netlink,
-        watched: () => agent.watched(),
+        expected: () => agent.expectation(),
         onMonitorExit: (why) => logger.warn({ why }, 'drift monitor stopped; restarting it'),
       }),
     ],
@@ -135,17 +135,7 @@ async function plan({ configPath, out, err }: AgentCommandContext): Promise<numb
   const config = await loadNetnsConfig(configPath);
   const node = hbrNodeOf(config);
   const desired = await desiredOf(config);
-  const probe = nodeDesiredState(node, desired.intent, {
-    links: [],
-    routes: undefined,
-    neighbours: undefined,
-    fdb: undefined,
-    sysctls: undefined,
-  });
-  const observed = await node.netlink.observe({
-    routes: true,
-    sysctlsOf: probe.links.filter((l) => l.sysctls).map((l) => l.name),
-  });
+  const observed = await observeNode(node, desired.intent);
   const ops = formatPlan(planNetlink(nodeDesiredState(node, desired.intent, observed), observed));
   const frr = await pendingFrrChanges(frrTarget(config), nodeFrrConfig(node, desired.intent));
   out(`# netlink: ${ops.length} operation(s)\n${ops.map((l) => `${l}\n`).join('')}`);

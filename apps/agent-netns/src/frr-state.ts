@@ -65,6 +65,7 @@ export function createFrrState(target: FrrTarget): FrrState {
       };
     },
     async waitForVniMapping(expected, timeoutMs) {
+      if (expected.length === 0) return;
       const until = Date.now() + timeoutMs;
       for (;;) {
         const mapped = new Set((await readFrrStatus(target)).vrfVnis.map((v) => `${v.vrf}/${v.vni}`));

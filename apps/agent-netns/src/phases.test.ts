@@ -66,6 +66,15 @@ describe('beforeFrrState', () => {
     expect(s.links.map((l) => l.name)).not.toContain('br2200');
   });
 
+  it('a VLAN moving to a new L2 network keeps its old master until the full state creates the new bridge', () => {
+    const moved = { ...base, layer2s: [{ vni: 2500, vlan: 100, vrf: 'red' }] };
+    const s = before(moved, observed(working));
+    const vlan = s.links.find((l) => l.name === 'tr.100');
+    expect(vlan).toBeDefined();
+    expect(vlan).not.toHaveProperty('master');
+    expect(s.links.map((l) => l.name)).not.toContain('br2500');
+  });
+
   it('lists no removed object, so applying it with pruning deletes them before FRR is reloaded', () => {
     const s = before({ ...base, vrfs: [], layer2s: [] }, observed(working));
     expect(s.links).toEqual([]);
