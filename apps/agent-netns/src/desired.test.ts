@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { API_VERSION } from '@fabrik/api';
+import { API_VERSION, AgentNetnsConfig } from '@fabrik/api';
 import type { IntentObject, IntentSnapshot } from '@fabrik/agent-runtime';
 import { desiredNode, type NodeIdentity } from './desired.js';
 
-const identity: NodeIdentity = {
-  mode: 'netns',
+const identity: NodeIdentity = AgentNetnsConfig.parse({
   asn: 65000,
   routerId: '192.0.2.1',
   vtepIp: '192.0.2.1',
-  hbrVrf: 'hbr',
-  underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'internal', bfd: false }] },
-};
+  underlay: { neighbors: [{ address: '192.0.2.2', remoteAs: 'internal' }] },
+  source: { kind: 'file', path: '/run/fabrik/intent.yaml' },
+});
 const vrf = (name: string, spec: object, meta: object = {}): IntentObject => ({
   apiVersion: API_VERSION,
   kind: 'VRF',
@@ -68,8 +67,8 @@ describe('desiredNode', () => {
       staticRoutes: [{ prefix: '10.99.0.0/24', nexthop: '10.1.0.254' }],
     });
     expect(d.intent.frr.layer2s).toEqual([
-      { vni: 2200, vlan: 200 },
-      { vni: 2100, vlan: 100, vrf: 'red' },
+      { vni: 2200, vlan: 200, advertiseSviIp: false },
+      { vni: 2100, vlan: 100, vrf: 'red', advertiseSviIp: false },
     ]);
     expect(d.intent.layer2.get(2100)).toEqual({
       mtu: 1500,
@@ -130,7 +129,25 @@ describe('desiredNode', () => {
     expect(d.intent.frr.layer2s).toEqual([]);
   });
 
-  it('skips a VRF the routing intent refuses (an IPv6 import rule), naming the rule as the object lists it, and the L2 networks in it', () => {
+  it('skips a VRF the routing intent refuses (a route target it needs), naming the field, and the L2 networks in it', () => {
+    // A 4-byte ASN and a VNI above 65535: the default route target ASN:VNI does not fit.
+    const d = desiredNode(
+      { ...identity, asn: 4_200_000_000 },
+      snap([
+        vrf('red', { vni: 70_000 }),
+        l2('web', { vni: 2100, vlan: 100, vrf: 'red' }),
+        l2('other', { vni: 2200, vlan: 200 }),
+      ]),
+    );
+    expect(d.objectErrors).toEqual([
+      expect.objectContaining({ kind: 'Layer2Network', name: 'web', field: 'spec.vrf' }),
+      expect.objectContaining({ kind: 'VRF', name: 'red', field: 'spec.routeTarget' }),
+    ]);
+    expect(d.intent.frr.vrfs).toEqual([]);
+    expect(d.intent.frr.layer2s.map((l) => l.vni)).toEqual([2200]);
+  });
+
+  it('gives a VRF IPv6 when its rules, routes or gateways are IPv6, and names a refused rule as the object lists it', () => {
     const d = desiredNode(
       identity,
       snap([
@@ -141,21 +158,34 @@ describe('desiredNode', () => {
             { cidr: 'fd00::/8', seq: 10 },
           ],
         }),
-        l2('web', { vni: 2100, vlan: 100, vrf: 'red' }),
-        l2('other', { vni: 2200, vlan: 200 }),
+        vrf('blue', { vni: 1002 }),
+        l2('v6', { vni: 2300, vlan: 300, vrf: 'blue', anycastGateways: ['fd00:300::1/64'] }),
       ]),
     );
-    expect(d.objectErrors).toEqual([
-      expect.objectContaining({ kind: 'Layer2Network', name: 'web', field: 'spec.vrf' }),
+    expect(d.objectErrors).toEqual([]);
+    expect(d.intent.frr.vrfs.map((v) => [v.name, v.addressFamilies])).toEqual([
+      ['blue', ['ipv4', 'ipv6']],
+      ['red', ['ipv4', 'ipv6']],
+    ]);
+    const bad = desiredNode(
+      identity,
+      snap([
+        vrf('red', {
+          vni: 1001,
+          import: [
+            { cidr: '10.0.0.0/8', seq: 20 },
+            { cidr: '10.1.0.0/16', le: 12, seq: 10 },
+          ],
+        }),
+      ]),
+    );
+    expect(bad.objectErrors).toEqual([
       expect.objectContaining({
         kind: 'VRF',
         name: 'red',
-        field: 'spec.import[1].cidr',
-        message: expect.stringContaining('IPv4'),
+        field: expect.stringMatching(/^spec\.import\[1\]/),
       }),
     ]);
-    expect(d.intent.frr.vrfs).toEqual([]);
-    expect(d.intent.frr.layer2s.map((l) => l.vni)).toEqual([2200]);
   });
 
   it('puts prefix rules in seq order (the position when seq is absent)', () => {
@@ -172,7 +202,8 @@ describe('desiredNode', () => {
         }),
       ]),
     );
-    expect(d.intent.frr.vrfs[0]?.export.map((r) => r.cidr)).toEqual([
+    const exported = d.intent.frr.vrfs[0]?.export;
+    expect(Array.isArray(exported) ? exported.map((r) => r.cidr) : exported).toEqual([
       '10.2.0.0/16',
       '10.1.0.0/16',
       '10.3.0.0/16',

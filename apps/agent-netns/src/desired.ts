@@ -1,9 +1,6 @@
 import {
   FrrIntentSchema,
-  checkIntentConflicts,
   isFrrIntentError,
-  parseLayer2Network,
-  parseVrf,
   pathText,
   type AgentNetnsConfig,
   type FrrIntent,
@@ -14,14 +11,14 @@ import {
   type VrfPrefixRule,
 } from '@fabrik/api';
 import { toFrrModel } from '@fabrik/frr';
-import { matchesLabelSelector } from '@fabrik/kube/labels';
-import { objectRef, type IntentSnapshot, type SourceProblem } from '@fabrik/agent-runtime';
+import { scheduleIntent, type IntentSnapshot, type SourceProblem } from '@fabrik/agent-runtime';
 import type { NodeIntent } from './apply.js';
 import type { Layer2Kernel } from './hbr-state.js';
 
-// sources -> desired, pure: every object validated on its own, scheduled by its nodeSelector,
-// checked against the others, and turned into the node's routing intent. An object that fails
-// any step is skipped and reported; the others are applied. One object is never half-applied.
+// sources -> desired, pure: the objects scheduled on this node (@fabrik/agent-runtime's
+// scheduleIntent: each validated on its own, its nodeSelector matched, checked against the others)
+// turned into the node's routing intent, which refuses what only it knows about. An object that
+// fails any step is skipped and reported; the others are applied. Never half an object.
 
 /** The part of agent-netns's configuration the desired state depends on. */
 export type NodeIdentity = Pick<
@@ -50,51 +47,10 @@ export interface NodeDesired {
  * object counts as scheduled.
  */
 export function desiredNode(identity: NodeIdentity, snapshot: IntentSnapshot): NodeDesired {
-  const errors: ObjectError[] = [];
-  const notScheduled: string[] = [];
-  let vrfs: Vrf[] = [];
-  let layer2s: Layer2Network[] = [];
-  const sorted = [...snapshot.objects].sort((a, b) => cmp(objectRef(a), objectRef(b)));
-  for (const raw of sorted) {
-    if (raw.kind !== 'VRF' && raw.kind !== 'Layer2Network') continue;
-    const parsed = raw.kind === 'VRF' ? parseVrf(raw) : parseLayer2Network(raw);
-    if (!parsed.ok) {
-      const first = parsed.error.issues[0];
-      errors.push({
-        kind: raw.kind,
-        name: raw.metadata.name,
-        ...(first ? { field: first.path } : {}),
-        message: parsed.error.issues.map((i) => `${i.path}: ${i.message}`).join('; '),
-      });
-      continue;
-    }
-    const object = parsed.value;
-    let scheduled: boolean;
-    try {
-      scheduled =
-        snapshot.node === undefined ||
-        matchesLabelSelector(object.spec.nodeSelector, snapshot.node.labels, 'spec.nodeSelector');
-    } catch (e) {
-      const field = (e as { field?: unknown }).field;
-      errors.push({
-        kind: object.kind,
-        name: object.metadata.name,
-        field: typeof field === 'string' ? field : 'spec.nodeSelector',
-        message: e instanceof Error ? e.message : String(e),
-      });
-      continue;
-    }
-    if (!scheduled) notScheduled.push(objectRef(object));
-    else if (object.kind === 'VRF') vrfs.push(object);
-    else layer2s.push(object);
-  }
-
-  const conflicts = checkIntentConflicts(vrfs, layer2s, { hbrVrf: identity.hbrVrf });
-  errors.push(...conflicts);
-  const refused = (kind: ObjectError['kind'], name: string) =>
-    errors.some((e) => e.kind === kind && e.name === name);
-  vrfs = vrfs.filter((v) => !refused('VRF', v.metadata.name));
-  layer2s = layer2s.filter((l) => !refused('Layer2Network', l.metadata.name));
+  const scheduled = scheduleIntent(snapshot, { hbrVrf: identity.hbrVrf });
+  const errors: ObjectError[] = [...scheduled.objectErrors];
+  let vrfs = [...scheduled.vrfs];
+  let layer2s = [...scheduled.layer2Networks];
 
   // The routing intent has rules of its own (IPv4-only prefixes, the template set's limits): an
   // object it refuses is dropped and the intent built again, until what is left is accepted.
@@ -136,7 +92,7 @@ export function desiredNode(identity: NodeIdentity, snapshot: IntentSnapshot): N
       vrfs: Object.fromEntries(vrfs.map((v) => [v.metadata.name, v.metadata.generation ?? 0])),
       layer2Networks: Object.fromEntries(layer2s.map((l) => [l.metadata.name, l.metadata.generation ?? 0])),
     },
-    notScheduled,
+    notScheduled: scheduled.notScheduled,
   };
 }
 
@@ -156,6 +112,7 @@ function routingIntent(
     vrfs: vrfs.map(({ metadata, spec }) => ({
       name: metadata.name,
       vni: spec.vni,
+      addressFamilies: usesIpv6(metadata.name, spec, layer2s) ? ['ipv4', 'ipv6'] : ['ipv4'],
       ...(spec.routeTarget ? { routeTarget: spec.routeTarget } : {}),
       importVrfs: spec.importVrfs ?? [],
       import: prefixList(spec.import).rules,
@@ -174,6 +131,18 @@ function routingIntent(
       ...(spec.routeTarget ? { routeTarget: spec.routeTarget } : {}),
     })),
   };
+}
+
+/** A VRF carries IPv6 when one of its prefixes, routes or its L2 networks' gateways is IPv6. */
+function usesIpv6(name: string, spec: Vrf['spec'], layer2s: readonly Layer2Network[]): boolean {
+  const prefixes = [
+    ...(spec.import ?? []).map((r) => r.cidr),
+    ...(spec.export ?? []).map((r) => r.cidr),
+    ...(spec.aggregates ?? []),
+    ...(spec.staticRoutes ?? []).map((r) => r.prefix),
+    ...layer2s.filter((l) => l.spec.vrf === name).flatMap((l) => l.spec.anycastGateways ?? []),
+  ];
+  return prefixes.some((p) => p.includes(':'));
 }
 
 /**
