@@ -1,6 +1,5 @@
-import type { Trigger } from '@fabrik/agent-runtime';
+import { createStreamTrigger, type Trigger } from '@fabrik/agent-runtime';
 import { FABRIK_ROUTE_PROTOCOL, type Netlink, type NetlinkEvent } from '@fabrik/netcore/netlink';
-import type { LineStream } from '@fabrik/netcore';
 import type { ExpectedLink } from './apply.js';
 
 /** What the drift monitor compares events with (updated by every reconcile). */
@@ -23,52 +22,22 @@ export interface DriftTriggerOptions {
 }
 
 /**
- * Drift repair: `ip -ts monitor link address route` in the managed namespace; an event that
- * contradicts what the agent applied (a watched link deleted, set down, moved to another master; an
- * address added or removed on it; one of fabrik's routes, protocol 249, deleted) enqueues a
- * reconcile, which re-reads everything and puts it back. Events of other links, carrier changes,
- * the kernel's link-local addresses, the routes zebra installs, and the agent's own changes (stamped
- * before its last reconcile verified them) are ignored.
+ * Drift repair: `ip -ts monitor link address route` in the managed namespace, through
+ * @fabrik/agent-runtime's stream trigger (restarted when it exits); an event that contradicts what
+ * the agent applied (a watched link deleted, set down, moved to another master; an address added or
+ * removed on it; one of fabrik's routes, protocol 249, deleted) enqueues a reconcile, which re-reads
+ * everything and puts it back. Events of other links, carrier changes, the kernel's link-local
+ * addresses, the routes zebra installs, and the agent's own changes (stamped before its last
+ * reconcile verified them) are ignored.
  */
 export function createDriftTrigger(options: DriftTriggerOptions): Trigger {
-  let monitor: LineStream | undefined;
-  let stopped = false;
-  let restart: NodeJS.Timeout | undefined;
-  const start = (enqueue: (reason: string) => void) => {
-    const current = options.netlink.monitor((event) => {
-      const reason = driftReason(event, options.expected());
-      if (reason) enqueue(reason);
-    });
-    monitor = current;
-    void current.exited
-      .then(
-        (exit) => exit,
-        (e: unknown) => ({
-          exitCode: null,
-          signal: null,
-          stderr: e instanceof Error ? e.message : String(e),
-        }),
-      )
-      .then((exit) => {
-        if (stopped || monitor !== current) return;
-        options.onMonitorExit?.(
-          `ip monitor exited (${exit.signal ?? `code ${exit.exitCode}`}): ${exit.stderr.trim()}`,
-        );
-        // Whatever changed while nobody watched is found by a reconcile right after the restart.
-        restart = setTimeout(() => {
-          start(enqueue);
-          enqueue('drift monitor restarted');
-        }, options.restartDelayMs ?? 1000);
-      });
-  };
-  return {
-    start,
-    async stop() {
-      stopped = true;
-      if (restart) clearTimeout(restart);
-      await monitor?.stop();
-    },
-  };
+  return createStreamTrigger<NetlinkEvent>({
+    name: 'drift monitor',
+    open: (onEvent) => options.netlink.monitor(onEvent),
+    reasonOf: (event) => driftReason(event, options.expected()),
+    onExit: options.onMonitorExit,
+    restartDelayMs: options.restartDelayMs,
+  });
 }
 
 /** Why `event` calls for a reconcile, or undefined when it does not concern the agent's objects (pure). */
