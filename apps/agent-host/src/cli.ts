@@ -4,7 +4,6 @@ import {
   EXIT,
   InvalidInputError,
   createFileSource,
-  createKubernetesSource,
   createLogger,
   formatIntentDocuments,
   runAgentCli,
@@ -12,6 +11,7 @@ import {
   type IntentSource,
   type Logger,
 } from '@fabrik/agent-runtime';
+import { createKubernetesSource } from '@fabrik/agent-runtime/kubernetes';
 import { LAYER2_NETWORK_RESOURCE, VRF_RESOURCE } from '@fabrik/api';
 import { loadKubeConfig } from '@fabrik/kube';
 import { createNetlink } from '@fabrik/netcore/netlink';

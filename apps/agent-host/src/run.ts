@@ -2,8 +2,6 @@ import { join } from 'node:path';
 import {
   createAgentMetrics,
   createFileSource,
-  createKubernetesSource,
-  createNodeStatusSink,
   createStatusFile,
   runDaemon,
   type IntentSource,
@@ -13,6 +11,7 @@ import {
   type StatusSink,
   type Trigger,
 } from '@fabrik/agent-runtime';
+import { createKubernetesSource, createNodeStatusSink } from '@fabrik/agent-runtime/kubernetes';
 import {
   LAYER2_NETWORK_RESOURCE,
   NODE_NETWORK_STATUS_RESOURCE,

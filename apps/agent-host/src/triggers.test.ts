@@ -6,10 +6,12 @@ const watched = { links: new Set(['br-ex', 'eth0', 'tr.100']), addressed: new Se
 
 describe('drift triggers', () => {
   it('wake up for the links, addresses and routes agent-host keeps, and only for them', () => {
-    expect(hostDriftReason({ object: 'link', deleted: true, name: 'tr.100' }, watched)).toBe(
+    expect(hostDriftReason({ object: 'link', deleted: true, name: 'tr.100', up: false }, watched)).toBe(
       'link tr.100 deleted',
     );
-    expect(hostDriftReason({ object: 'link', deleted: false, name: 'veth-pod' }, watched)).toBeUndefined();
+    expect(
+      hostDriftReason({ object: 'link', deleted: false, name: 'veth-pod', up: true }, watched),
+    ).toBeUndefined();
     expect(
       hostDriftReason({ object: 'address', deleted: false, dev: 'eth0', address: '10.0.0.2/24' }, watched),
     ).toBe('address 10.0.0.2/24 on eth0 changed');

@@ -25,6 +25,11 @@ export interface ReconcileOutcome {
   readonly counts?: Readonly<Record<string, number>>;
   /** Why the result is not `success` (logged; a readiness reason after `error`). */
   readonly message?: string;
+  /**
+   * Retry with backoff. Default: when the result is `error`. An error that the same input will
+   * cause again (a configuration FRR refuses) is better left to the next change or resync.
+   */
+  readonly retry?: boolean;
 }
 
 /** Another cause of reconciles besides the source (a kernel event monitor, ...). */
@@ -117,7 +122,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     };
     if (outcome.result === 'error') logger.warn(line, 'reconcile failed');
     else logger.info(line, 'reconciled');
-    return outcome.result === 'error' ? 'retry' : 'done';
+    return (outcome.retry ?? outcome.result === 'error') ? 'retry' : 'done';
   }
 
   const queue: WorkQueue = createWorkQueue({

@@ -42,10 +42,6 @@ export type {
 } from './daemon.js';
 export { runAgentCli, EXIT } from './cli.js';
 export type { AgentCliSpec, AgentCommand, AgentCommandContext, AgentCommandName, CliIo } from './cli.js';
-export { createKubernetesSource } from './kube-source.js';
-export type { KubernetesSourceOptions, WatchedKind } from './kube-source.js';
-export { createNodeStatusSink } from './node-status.js';
-export type { NodeStatusSinkOptions, StatusSection } from './node-status.js';
 export { createStreamTrigger } from './stream-trigger.js';
 export type { EventStream, StreamTriggerOptions } from './stream-trigger.js';
 export { watchFile } from './watch-file.js';

@@ -6,7 +6,7 @@ import {
   type ObjectError,
   type Vrf,
 } from '@fabrik/api';
-import { matchesLabelSelector } from '@fabrik/kube';
+import { matchesLabelSelector } from '@fabrik/kube/labels';
 import { objectRef, type IntentSnapshot } from './intent.js';
 
 // The first step of both agents' desired state (pure): which VRF and Layer2Network objects of the

@@ -66,6 +66,7 @@ export {
 export type { ReloadFrrOptions, FrrReloadResult, FrrReloadStage, FrrVniMismatch } from './reload.js';
 export { parseReloadTest, expectedL3Vnis } from './config-text.js';
 export type { FrrConfigChange } from './config-text.js';
+export { pendingFrrChanges } from './pending.js';
 export { readFrrStatus, parseFrrStatus, parseShowVrfVni } from './status.js';
 export type { FrrStatus, FrrBgpSession, FrrEvpnVni, FrrVrfVni } from './status.js';
 export { showRunningConfig } from './vtysh.js';

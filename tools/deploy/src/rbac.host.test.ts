@@ -16,7 +16,7 @@ import {
   VRF_RESOURCE,
   type NodeNetworkStatusSection,
 } from '@fabrik/api';
-import { createKubernetesSource, createNodeStatusSink } from '@fabrik/agent-runtime';
+import { createKubernetesSource, createNodeStatusSink } from '@fabrik/agent-runtime/kubernetes';
 import { NODES, addNodeTaint, createEventRecorder, customObjects, isForbiddenError } from '@fabrik/kube';
 import { runCommand } from '@fabrik/netcore';
 import { startApiServer, type ApiServer } from '@fabrik/testkit';

@@ -163,7 +163,8 @@ export interface Netlink {
    * Follows changes in this namespace as they happen: `onEvent` gets one decoded event per change
    * of the object types given (default: links, addresses and routes), until `stop()`. For drift
    * repair: an agent enqueues a reconcile when an event concerns its objects.
-   * Equivalent to: `ip [-n NS] monitor link address route`.
+   * Each event carries the time `ip` received it (`at`).
+   * Equivalent to: `ip [-n NS] -ts monitor link address route`.
    */
   monitor(onEvent: (event: NetlinkEvent) => void, objects?: readonly MonitorObject[]): LineStream;
 }
@@ -335,7 +336,7 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     },
     monitor(onEvent, objects = ['link', 'address', 'route']) {
       const kinds = validate(z.array(z.enum(['link', 'address', 'route'])).min(1), objects, 'objects');
-      return runner.ipStream(['monitor', ...new Set(kinds)], (line) => {
+      return runner.ipStream(['-ts', 'monitor', ...new Set(kinds)], (line) => {
         const event = decodeMonitorLine(line);
         if (event) onEvent(event);
       });

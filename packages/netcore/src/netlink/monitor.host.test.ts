@@ -27,7 +27,16 @@ describe('monitor (host kernel)', () => {
     await nl.routeReplace({ dst: '10.78.0.0/24', type: 'unreachable', protocol: 249 });
     await nl.linkDel('m0');
     await seen((e) => e.object === 'link' && e.deleted && e.name === 'm0');
-    expect(events).toContainEqual({ object: 'address', deleted: false, dev: 'm0', address: '10.77.0.1/24' });
+    expect(events).toContainEqual({
+      object: 'address',
+      deleted: false,
+      dev: 'm0',
+      address: '10.77.0.1/24',
+      at: expect.any(Date),
+    });
+    const deleted = events.find((e) => e.object === 'link' && e.deleted && e.name === 'm0');
+    // `at` is when ip received the event: this test's clock, within the test's runtime.
+    expect(Math.abs((deleted?.at?.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);
     expect(events).toContainEqual(
       expect.objectContaining({ object: 'route', deleted: false, dst: '10.78.0.0/24', protocol: '249' }),
     );

@@ -126,6 +126,19 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     return d && seen < 16 ? masterDepth(d, seen + 1) + 1 : 0;
   };
 
+  // A veth whose peer is declared as a desired link too (to give that end its own master, up
+  // state or addresses): the pair is created once, by the end whose name sorts first; the other
+  // end is then configured like a new link, without a `link add` of its own.
+  const declaredPeer = (l: DesiredLink): DesiredLink | undefined => {
+    if (l.kind !== 'veth' || l.peer.netns !== undefined) return undefined;
+    const peer = desiredByName.get(l.peer.name);
+    return peer?.kind === 'veth' && peer.peer.name === l.name ? peer : undefined;
+  };
+  const createdByPeer = (l: DesiredLink): boolean => {
+    const peer = declaredPeer(l);
+    return peer !== undefined && !existing(peer.name) && peer.name.localeCompare(l.name) < 0;
+  };
+
   for (const l of [...desired.links].sort((a, b) => desiredDepth(a) - desiredDepth(b))) {
     const o = existing(l.name);
     const mark = ownershipMark(owner, l.alias);
@@ -133,18 +146,29 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
       // A bridge's mtu given at creation is not sticky: the kernel lowers it to the smallest port
       // mtu as ports join. Set through `link set` (before any port is enslaved), it stays.
       const stickyMtu = l.kind === 'bridge' && l.mtu !== undefined;
-      // The mark goes in the line right after the `link add`: if a later line of the batch fails,
-      // every link created so far is already marked, and the next reconcile takes it over
-      // instead of finding an unmarked (foreign) link of a desired name.
-      creates.push(
-        { op: 'link-add', spec: stickyMtu ? { ...l, mtu: undefined } : l },
-        { op: 'link-set', name: l.name, changes: { alias: mark, ...(stickyMtu ? { mtu: l.mtu } : {}) } },
-      );
-      if (l.kind === 'veth' && l.peer.netns === undefined)
-        creates.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
+      const byPeer = createdByPeer(l);
+      if (!byPeer) {
+        // The mark goes in the line right after the `link add`: if a later line of the batch fails,
+        // every link created so far is already marked, and the next reconcile takes it over
+        // instead of finding an unmarked (foreign) link of a desired name. A declared peer gets
+        // its own mark there too.
+        creates.push(
+          { op: 'link-add', spec: stickyMtu ? { ...l, mtu: undefined } : l },
+          { op: 'link-set', name: l.name, changes: { alias: mark, ...(stickyMtu ? { mtu: l.mtu } : {}) } },
+        );
+        if (l.kind === 'veth' && l.peer.netns === undefined) {
+          const peer = declaredPeer(l);
+          const peerMark = peer ? ownershipMark(owner, peer.alias) : mark;
+          creates.push({ op: 'link-set', name: l.peer.name, changes: { alias: peerMark } });
+        }
+      }
       if (l.sysctls?.addrGenMode !== undefined)
         genModes.push({ op: 'link-addrgenmode', name: l.name, mode: l.sysctls.addrGenMode });
-      pushSet(l.name, { ...(l.master ? { master: l.master } : {}), ...(l.up ? { up: true } : {}) });
+      pushSet(l.name, {
+        ...(byPeer && l.mtu !== undefined ? { mtu: l.mtu } : {}),
+        ...(l.master ? { master: l.master } : {}),
+        ...(l.up ? { up: true } : {}),
+      });
       if (l.port && hasAny(l.port)) ports.push({ op: 'port-set', name: l.name, flags: l.port });
       for (const a of l.addresses ?? [])
         addrs.push({ op: 'addr-add', dev: l.name, address: a, replace: false });
@@ -164,7 +188,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     // Kind options the kernel changes in place (needsRecreate said the kinds match).
     const bridgeOptions = l.kind === 'bridge' ? bridgeChanges(l, o.spec as BridgeSpec) : undefined;
     if (bridgeOptions) bridgeSets.push({ op: 'bridge-set', name: l.name, options: bridgeOptions });
-    if (l.kind === 'veth' && l.peer.netns === undefined) {
+    if (l.kind === 'veth' && l.peer.netns === undefined && !declaredPeer(l)) {
       const peer = existing(l.peer.name);
       if (peer && peer.alias !== mark)
         sets.push({ op: 'link-set', name: l.peer.name, changes: { alias: mark } });
@@ -260,7 +284,13 @@ function checkReferences(
     if (l.port && !l.master)
       throw new InvalidDesiredStateError(`links[${i}].port`, 'port flags need a bridge master');
     if (l.kind === 'veth' && l.peer.netns === undefined && byName.has(l.peer.name)) {
-      throw new InvalidDesiredStateError(`links[${i}].peer.name`, `${l.peer.name} is also a desired link`);
+      // Both ends may be declared, each naming the other as its peer.
+      const peer = byName.get(l.peer.name)!;
+      if (peer.kind !== 'veth' || peer.peer.name !== l.name || peer.peer.netns !== undefined)
+        throw new InvalidDesiredStateError(
+          `links[${i}].peer.name`,
+          `${l.peer.name} is also a desired link, but not a veth whose peer is ${l.name}`,
+        );
     }
   });
   const devExists = (field: string, dev: string | undefined): void => {

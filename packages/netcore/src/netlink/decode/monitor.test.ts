@@ -1,24 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { decodeMonitorLine } from './monitor.js';
 
-// Lines as iproute2 6.1 prints them for `ip monitor link address route`.
+// Lines as iproute2 6.1 prints them for `ip -ts monitor link address route`.
 describe('decodeMonitorLine', () => {
   it.each([
     [
       '3: d0@d1: <BROADCAST,MULTICAST,M-DOWN> mtu 1500 qdisc noop state DOWN group default ',
-      { object: 'link', deleted: false, name: 'd0' },
+      { object: 'link', deleted: false, name: 'd0', up: false },
     ],
     [
       'Deleted 3: d0@NONE: <BROADCAST,MULTICAST> mtu 1500 qdisc noop state DOWN group default ',
-      { object: 'link', deleted: true, name: 'd0' },
+      { object: 'link', deleted: true, name: 'd0', up: false },
     ],
     [
       '7: tr.100@tr: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue master br2100 state UP',
-      { object: 'link', deleted: false, name: 'tr.100' },
+      { object: 'link', deleted: false, name: 'tr.100', up: true, master: 'br2100' },
     ],
     [
       '12: vx1001: <BROADCAST,MULTICAST> mtu 1500 qdisc noop master br1001 state DOWN',
-      { object: 'link', deleted: false, name: 'vx1001' },
+      { object: 'link', deleted: false, name: 'vx1001', up: false, master: 'br1001' },
     ],
     [
       '3: d0    inet 10.9.0.1/24 scope global d0',
@@ -45,6 +45,18 @@ describe('decodeMonitorLine', () => {
       { object: 'route', deleted: false, dst: '2001:db8::/64', dev: 'br2100', protocol: 'kernel' },
     ],
   ])('%s', (line, event) => expect(decodeMonitorLine(line)).toEqual(event));
+
+  it('reads the -ts timestamp (local time, microseconds) in front of any event', () => {
+    expect(
+      decodeMonitorLine('[2026-11-30T05:39:52.258064] Deleted 2: d0: <BROADCAST,MULTICAST,UP> mtu 1500'),
+    ).toEqual({
+      object: 'link',
+      deleted: true,
+      name: 'd0',
+      up: true,
+      at: new Date(2026, 10, 30, 5, 39, 52, 258),
+    });
+  });
 
   it.each([
     ['a continuation line', '    link/ether d2:ea:f5:8b:22:27 brd ff:ff:ff:ff:ff:ff'],

@@ -1,0 +1,220 @@
+import type { AgentNetnsConfig, NodeNetworkStatusSection, ObjectError } from '@fabrik/api';
+import type { ReconcileOutcome, ReconcileRequest, StateStore, StatusSink } from '@fabrik/agent-runtime';
+import { isFrrReloadError, type FrrStatus } from '@fabrik/frr';
+import type { EventRecorder } from '@fabrik/kube';
+import {
+  isInvalidDesiredStateError,
+  isKernelFeatureMissingError,
+  isKernelRejectedError,
+  isOwnershipConflictError,
+} from '@fabrik/netcore/netlink';
+import type { Logger } from 'pino';
+import { applyNode, type ApplyReport, type HbrNode, type NodeIntent } from './apply.js';
+import type { DriftExpectation } from './drift.js';
+import { desiredNode, type NodeDesired } from './desired.js';
+import { nodeIntentOf, storedIntent, type StoredNodeIntent } from './last-good.js';
+import { OWNED_KINDS, type NetnsMetrics } from './metrics.js';
+import { bgpSessionStates, statusSection } from './status.js';
+
+export interface NetnsAgentOptions {
+  readonly config: Pick<AgentNetnsConfig, 'mode' | 'asn' | 'routerId' | 'vtepIp' | 'hbrVrf' | 'underlay'> & {
+    readonly nodeName: string;
+  };
+  readonly node: HbrNode;
+  readonly logger: Logger;
+  readonly metrics: NetnsMetrics;
+  readonly lastGood: StateStore<StoredNodeIntent>;
+  /** NodeNetworkStatus `netns` (Kubernetes source) or the status file (file source). */
+  readonly status?: StatusSink<NodeNetworkStatusSection>;
+  /** Events on the objects and the Node (Kubernetes source only). */
+  readonly events?: EventRecorder;
+  readonly clock?: () => Date;
+}
+
+export interface NetnsAgent {
+  /** One pass: sources -> desired -> apply in the safe order -> observe -> status. */
+  reconcile(request: ReconcileRequest): Promise<ReconcileOutcome>;
+  /** Applies the last good state without deleting anything (at start, before the source answers). */
+  restoreLastGood(): Promise<boolean>;
+  /** What the drift monitor compares kernel events with. */
+  expectation(): DriftExpectation;
+}
+
+/** FRR's status (three vtysh calls) is read again after this long, or when FRR's configuration changed. */
+const FRR_STATUS_MAX_AGE_MS = 30_000;
+
+/**
+ * agent-netns's reconcile. A failed apply (or FRR reload) restores the last good state and reports
+ * `invalid` with the reason; an error the same input will cause again (FRR or the kernel refusing
+ * it) is not retried before the next change or resync, a passing one (FRR unreachable, zebra slow)
+ * is retried with backoff.
+ */
+export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
+  const { node, logger, metrics, config } = options;
+  const clock = options.clock ?? (() => new Date());
+  let expectation: DriftExpectation = { links: new Map(), quietBefore: 0 };
+  // Events ip received up to now are the agent's own changes, verified by the apply that made them.
+  const applied = (report?: ApplyReport) => {
+    expectation = { links: report?.links ?? expectation.links, quietBefore: Date.now() };
+  };
+  let frrRead: { status: FrrStatus; at: number } | undefined;
+  let previous: NodeNetworkStatusSection | undefined;
+  let lastSaved: string | undefined;
+  let reportedErrors = new Set<string>();
+  let failing = false;
+
+  async function saveLastGood(intent: NodeIntent): Promise<void> {
+    const stored = storedIntent(intent);
+    const text = JSON.stringify(stored);
+    if (text === lastSaved) return;
+    await options.lastGood.save(stored);
+    lastSaved = text;
+  }
+
+  async function restore(reason: unknown, wanted: NodeIntent): Promise<string> {
+    const last = await options.lastGood.load();
+    if (last === undefined) return 'no last good state to restore';
+    if (JSON.stringify(last) === JSON.stringify(storedIntent(wanted)))
+      return 'the last good state is this state';
+    metrics.restoresTotal.inc();
+    try {
+      applied(await applyNode(node, nodeIntentOf(last)));
+      return 'the last good state was restored';
+    } catch (e) {
+      logger.error({ err: e, cause: String(reason) }, 'restoring the last good state failed');
+      return `restoring the last good state failed too: ${messageOf(e)}`;
+    }
+  }
+
+  async function frrStatus(fresh: boolean): Promise<FrrStatus | undefined> {
+    if (!fresh && frrRead && Date.now() - frrRead.at < FRR_STATUS_MAX_AGE_MS) return frrRead.status;
+    try {
+      frrRead = { status: await node.frr.status(), at: Date.now() };
+      return frrRead.status;
+    } catch (e) {
+      logger.warn({ err: e }, 'reading FRR status failed');
+      return undefined;
+    }
+  }
+
+  function recordEvents(desired: NodeDesired, failure: string | undefined): void {
+    const events = options.events;
+    if (!events) return;
+    const now = new Set(desired.objectErrors.map(errorKey));
+    for (const e of desired.objectErrors) {
+      if (reportedErrors.has(errorKey(e))) continue;
+      events.event(
+        { kind: e.kind, name: e.name, apiVersion: 'network.fabrik.dev/v1alpha1' },
+        'Warning',
+        'Skipped',
+        `node ${config.nodeName}: ${e.field ? `${e.field}: ` : ''}${e.message}`,
+      );
+    }
+    reportedErrors = now;
+    const nodeRef = { apiVersion: 'v1', kind: 'Node', name: config.nodeName };
+    if (failure !== undefined && !failing) events.event(nodeRef, 'Warning', 'NetnsApplyFailed', failure);
+    if (failure === undefined && failing)
+      events.event(nodeRef, 'Normal', 'NetnsApplyRecovered', 'the desired state is applied again');
+    failing = failure !== undefined;
+  }
+
+  return {
+    expectation: () => expectation,
+    async restoreLastGood() {
+      const last = await options.lastGood.load();
+      if (last === undefined) return false;
+      applied(await applyNode(node, nodeIntentOf(last), { prune: false }));
+      lastSaved = JSON.stringify(last);
+      return true;
+    },
+    async reconcile(request) {
+      if (request.signal.aborted) return { result: 'success', message: 'stopping: nothing applied' };
+      const desired = desiredNode(config, request.snapshot);
+      let report: ApplyReport | undefined;
+      let failure: string | undefined;
+      let retry = false;
+      try {
+        report = await applyNode(node, desired.intent);
+        applied(report);
+        await saveLastGood(desired.intent);
+      } catch (e) {
+        applied();
+        retry = isTransient(e);
+        logger.error({ err: e, reconcile: request.id }, 'apply failed');
+        failure = `${messageOf(e)} (${await restore(e, desired.intent)})`;
+      }
+
+      const frr = await frrStatus(report?.frr.changed !== false);
+      if (report) {
+        metrics.ownedObjects.reset();
+        for (const kind of OWNED_KINDS) metrics.ownedObjects.set({ kind }, report.owned[kind] ?? 0);
+        if (report.frr.changed) metrics.frrReloadDuration.observe(report.frr.reloadMs / 1000);
+      }
+      if (frr) {
+        metrics.bgpSessions.reset();
+        const byState = new Map<string, number>();
+        for (const state of bgpSessionStates(frr).values()) byState.set(state, (byState.get(state) ?? 0) + 1);
+        for (const [state, n] of byState) metrics.bgpSessions.set({ state }, n);
+      }
+      metrics.objectsSkipped.set(desired.objectErrors.length);
+
+      const section = statusSection({
+        desired,
+        ...(failure !== undefined ? { failure } : {}),
+        ...(frr ? { frr } : {}),
+        ...(report
+          ? { owned: report.owned }
+          : previous?.ownedObjects
+            ? { owned: previous.ownedObjects }
+            : {}),
+        ...(previous ? { previous } : {}),
+        now: clock(),
+      });
+      try {
+        await options.status?.write(section);
+        previous = section;
+      } catch (e) {
+        logger.warn({ err: e }, 'writing status failed');
+      }
+      recordEvents(desired, failure);
+
+      const skipped = desired.objectErrors.length + desired.sourceProblems.length;
+      const counts = {
+        netlinkOps: report?.netlinkOps ?? 0,
+        frrAdded: report?.frr.added ?? 0,
+        frrRemoved: report?.frr.removed ?? 0,
+        frrReloadMs: report?.frr.reloadMs ?? 0,
+        netlinkMs: report?.netlinkMs ?? 0,
+        frrMs: report?.frrMs ?? 0,
+        vrfs: desired.intent.frr.vrfs.length,
+        layer2Networks: desired.intent.frr.layer2s.length,
+        skipped,
+      };
+      if (failure !== undefined) return { result: 'error', counts, message: failure, retry };
+      if (skipped > 0)
+        return {
+          result: 'invalid',
+          counts,
+          message: [
+            ...desired.objectErrors.map((e) => `${e.kind} ${e.name}: ${e.message}`),
+            ...desired.sourceProblems.map((p) => `${p.where}: ${p.message}`),
+          ].join('; '),
+        };
+      return { result: 'success', counts };
+    },
+  };
+}
+
+const errorKey = (e: ObjectError) => `${e.kind}/${e.name}/${e.field ?? ''}/${e.message}`;
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Errors the same input causes again: FRR or the kernel refusing the configuration. */
+function isTransient(e: unknown): boolean {
+  return !(
+    isFrrReloadError(e) ||
+    isKernelRejectedError(e) ||
+    isKernelFeatureMissingError(e) ||
+    isInvalidDesiredStateError(e) ||
+    isOwnershipConflictError(e)
+  );
+}

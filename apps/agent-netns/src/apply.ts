@@ -1,0 +1,153 @@
+import type { FrrIntent } from '@fabrik/api';
+import { renderFrrConfig } from '@fabrik/frr';
+import {
+  isOwnedBy,
+  observeScopeOf,
+  plan as planNetlink,
+  type DesiredState,
+  type Netlink,
+  type ObservedState,
+} from '@fabrik/netcore/netlink';
+import type { FrrApplyResult, FrrState } from './frr-state.js';
+import { hbrDesiredState, type Layer2Kernel } from './hbr-state.js';
+import { beforeFrrState } from './phases.js';
+
+/** What the node should run: the routing intent (FRR and kernel) and the L2 networks' kernel details. */
+export interface NodeIntent {
+  readonly frr: FrrIntent;
+  /** By L2 VNI. */
+  readonly layer2: ReadonlyMap<number, Layer2Kernel>;
+}
+
+/** The HBR namespace agent-netns manages, and how. */
+export interface HbrNode {
+  readonly netlink: Netlink;
+  readonly frr: FrrState;
+  /** Ownership mark of every link (`fabrik:<owner>`). */
+  readonly owner: string;
+  readonly trunk: string;
+  /** FRR's hostname (the rendered configuration must carry the running one). */
+  readonly hostname: string;
+  readonly vniWaitTimeoutMs: number;
+}
+
+export interface ApplyReport {
+  /** Netlink operations run (both phases). */
+  readonly netlinkOps: number;
+  readonly frr: FrrApplyResult;
+  /** Links this agent owns once applied, by kind (`vrf`, `bridge`, `vxlan`, `vlan`, `veth`). */
+  readonly owned: Readonly<Record<string, number>>;
+  /** The FRR configuration now applied. */
+  readonly frrConfig: string;
+  /** Milliseconds spent on netlink (observe, both phases, verification) and on FRR (check or reload, VNI mapping). */
+  readonly netlinkMs: number;
+  readonly frrMs: number;
+  /** The links the node now holds for this agent (owned, and a given hbr VRF), as the drift monitor expects them. */
+  readonly links: ReadonlyMap<string, ExpectedLink>;
+}
+
+/** What a link should look like: its admin state and master, where the desired state says. */
+export interface ExpectedLink {
+  readonly up?: boolean;
+  readonly master?: string | null;
+}
+
+const NOTHING_OBSERVED: ObservedState = {
+  links: [],
+  routes: undefined,
+  neighbours: undefined,
+  fdb: undefined,
+  sysctls: undefined,
+};
+
+/** The node's complete netlink state for `intent`, given what the namespace holds (pure). */
+export function nodeDesiredState(
+  node: Pick<HbrNode, 'owner' | 'trunk'>,
+  intent: NodeIntent,
+  observed: ObservedState,
+  phase: 'full' | 'l3-down' = 'full',
+): DesiredState {
+  const hbr = observed.links.find((l) => l.spec.name === intent.frr.hbrVrf);
+  return hbrDesiredState(intent.frr, {
+    owner: node.owner,
+    trunk: node.trunk,
+    layer2: intent.layer2,
+    hbrVrfGiven: hbr !== undefined && !isOwnedBy(hbr.alias, node.owner),
+    phase,
+  });
+}
+
+/** What the namespace holds of the object types `intent`'s state uses (links, addresses, routes, sysctls). */
+export function observeNode(
+  node: Pick<HbrNode, 'owner' | 'trunk' | 'netlink'>,
+  intent: NodeIntent,
+): Promise<ObservedState> {
+  return node.netlink.observe(observeScopeOf(nodeDesiredState(node, intent, NOTHING_OBSERVED)));
+}
+
+/** The FRR configuration of `intent` (pure). */
+export const nodeFrrConfig = (node: Pick<HbrNode, 'hostname'>, intent: NodeIntent): string =>
+  renderFrrConfig(intent.frr, { hostname: node.hostname });
+
+/**
+ * Applies `intent` in the order EVPN needs (learnt upstream): links that go away are deleted and
+ * new VRFs and L3 VNI devices created down; FRR is reloaded; zebra's VRF-to-VNI mapping is awaited
+ * (bounded); then everything comes up and the L2 networks follow. Each step is idempotent and
+ * computed from what the kernel and FRR show, so a process killed at any point converges when it
+ * runs again. `prune: false` deletes no link or route (the last good state at start, before the
+ * source has answered).
+ */
+export async function applyNode(
+  node: HbrNode,
+  intent: NodeIntent,
+  options: { readonly prune?: boolean } = {},
+): Promise<ApplyReport> {
+  const prune = options.prune ?? true;
+  const t0 = performance.now();
+  // One observation serves the whole pass when the first step changes nothing (the common case:
+  // a resync, a reconcile caused by the agent's own changes): FRR does not change links.
+  const observed = await observeNode(node, intent);
+  const full = nodeDesiredState(node, intent, observed);
+  const l3 = nodeDesiredState(node, intent, observed, 'l3-down');
+  const first = planNetlink(beforeFrrState(full, l3, observed), observed, { prune });
+  if (first.ops.length > 0) await node.netlink.apply(first);
+
+  const t1 = performance.now();
+  const frrConfig = nodeFrrConfig(node, intent);
+  const frr = await node.frr.apply(frrConfig);
+  // New L3 VNI devices or a new FRR configuration: zebra must map every L3 VNI to its VRF before
+  // the devices come up. Otherwise the mapping stands as it did.
+  if (frr.changed || first.ops.length > 0)
+    await node.frr.waitForVniMapping(
+      intent.frr.vrfs.map((v) => ({ vrf: v.name, vni: v.vni })),
+      node.vniWaitTimeoutMs,
+    );
+
+  const t2 = performance.now();
+  let lastOps: number;
+  if (first.ops.length > 0) lastOps = (await node.netlink.reconcile(full, { prune })).plan.ops.length;
+  else {
+    const last = planNetlink(full, observed, { prune });
+    if (last.ops.length > 0) await node.netlink.apply(last);
+    lastOps = last.ops.length;
+  }
+  return {
+    netlinkOps: first.ops.length + lastOps,
+    frr,
+    owned: countByKind(full),
+    frrConfig,
+    netlinkMs: Math.round(t1 - t0 + (performance.now() - t2)),
+    frrMs: Math.round(t2 - t1),
+    links: new Map<string, ExpectedLink>([
+      [intent.frr.hbrVrf, {}],
+      ...full.links.map((l) => [l.name, { up: l.up, master: l.master }] as const),
+    ]),
+  };
+}
+
+/** Links of a desired state by kind: what the agent owns once it is applied. */
+export function countByKind(state: DesiredState): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const l of state.links) counts[l.kind] = (counts[l.kind] ?? 0) + 1;
+  return counts;
+}

@@ -1,0 +1,229 @@
+import {
+  FrrIntentSchema,
+  isFrrIntentError,
+  pathText,
+  type AgentNetnsConfig,
+  type FrrIntent,
+  type FrrIntentInput,
+  type Layer2Network,
+  type ObjectError,
+  type Vrf,
+  type VrfPrefixRule,
+} from '@fabrik/api';
+import { toFrrModel } from '@fabrik/frr';
+import { scheduleIntent, type IntentSnapshot, type SourceProblem } from '@fabrik/agent-runtime';
+import type { NodeIntent } from './apply.js';
+import type { Layer2Kernel } from './hbr-state.js';
+
+// sources -> desired, pure: the objects scheduled on this node (@fabrik/agent-runtime's
+// scheduleIntent: each validated on its own, its nodeSelector matched, checked against the others)
+// turned into the node's routing intent, which refuses what only it knows about. An object that
+// fails any step is skipped and reported; the others are applied. Never half an object.
+
+/** The part of agent-netns's configuration the desired state depends on. */
+export type NodeIdentity = Pick<
+  AgentNetnsConfig,
+  'mode' | 'asn' | 'routerId' | 'vtepIp' | 'hbrVrf' | 'underlay'
+>;
+
+export interface NodeDesired {
+  readonly intent: NodeIntent;
+  /** Objects skipped as invalid or conflicting, with the field at fault. Sorted by kind and name. */
+  readonly objectErrors: readonly ObjectError[];
+  /** What the source could not read as objects at all (a YAML document without a name). */
+  readonly sourceProblems: readonly SourceProblem[];
+  /** The generation of every applied object, by name (0 when the source has none, as a file). */
+  readonly appliedGenerations: {
+    readonly vrfs: Readonly<Record<string, number>>;
+    readonly layer2Networks: Readonly<Record<string, number>>;
+  };
+  /** Valid objects whose nodeSelector does not match this node (`VRF blue`). */
+  readonly notScheduled: readonly string[];
+}
+
+/**
+ * The node's desired state from what its source holds. Without node information (a file source
+ * without a Node document, where agent-host's relay has already applied the nodeSelectors), every
+ * object counts as scheduled.
+ */
+export function desiredNode(identity: NodeIdentity, snapshot: IntentSnapshot): NodeDesired {
+  const scheduled = scheduleIntent(snapshot, { hbrVrf: identity.hbrVrf });
+  const errors: ObjectError[] = [...scheduled.objectErrors];
+  let vrfs = [...scheduled.vrfs];
+  let layer2s = [...scheduled.layer2Networks];
+
+  // The routing intent has rules of its own (IPv4-only prefixes, the template set's limits): an
+  // object it refuses is dropped and the intent built again, until what is left is accepted.
+  let frr: FrrIntent;
+  for (;;) {
+    const input = routingIntent(identity, vrfs, layer2s);
+    const blame = intentProblems(input);
+    if (blame.length === 0) {
+      frr = FrrIntentSchema.parse(input);
+      break;
+    }
+    for (const problem of blame) {
+      const { index, list, path, message } = problem;
+      const object = list === 'vrfs' ? vrfs[index] : layer2s[index];
+      if (!object) throw new Error(`the routing intent refuses ${path}: ${message}`);
+      errors.push({ kind: object.kind, name: object.metadata.name, field: specField(object, path), message });
+    }
+    const bad = new Set(blame.map((b) => `${b.list}/${b.index}`));
+    vrfs = vrfs.filter((_, i) => !bad.has(`vrfs/${i}`));
+    layer2s = layer2s.filter((_, i) => !bad.has(`layer2s/${i}`));
+  }
+
+  const layer2 = new Map<number, Layer2Kernel>(
+    layer2s.map((l) => [
+      l.spec.vni,
+      {
+        mtu: l.spec.mtu,
+        neighSuppression: l.spec.neighSuppression,
+        ...(l.spec.anycastGateways ? { anycastGateways: l.spec.anycastGateways } : {}),
+        ...(l.spec.anycastMac ? { anycastMac: l.spec.anycastMac } : {}),
+      },
+    ]),
+  );
+  return {
+    intent: { frr, layer2 },
+    objectErrors: errors.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.name, b.name)),
+    sourceProblems: snapshot.problems,
+    appliedGenerations: {
+      vrfs: Object.fromEntries(vrfs.map((v) => [v.metadata.name, v.metadata.generation ?? 0])),
+      layer2Networks: Object.fromEntries(layer2s.map((l) => [l.metadata.name, l.metadata.generation ?? 0])),
+    },
+    notScheduled: scheduled.notScheduled,
+  };
+}
+
+/** The routing intent (input form) of the node's identity and its valid, scheduled objects. */
+function routingIntent(
+  identity: NodeIdentity,
+  vrfs: readonly Vrf[],
+  layer2s: readonly Layer2Network[],
+): FrrIntentInput {
+  return {
+    mode: identity.mode,
+    asn: identity.asn,
+    routerId: identity.routerId,
+    vtepIp: identity.vtepIp,
+    hbrVrf: identity.hbrVrf,
+    underlay: identity.underlay,
+    vrfs: vrfs.map(({ metadata, spec }) => ({
+      name: metadata.name,
+      vni: spec.vni,
+      addressFamilies: usesIpv6(metadata.name, spec, layer2s) ? ['ipv4', 'ipv6'] : ['ipv4'],
+      ...(spec.routeTarget ? { routeTarget: spec.routeTarget } : {}),
+      importVrfs: spec.importVrfs ?? [],
+      import: prefixList(spec.import).rules,
+      export: prefixList(spec.export).rules,
+      aggregates: spec.aggregates ?? [],
+      redistribute: {
+        connected: spec.redistribute?.connected ?? false,
+        static: spec.redistribute?.static ?? false,
+      },
+      staticRoutes: (spec.staticRoutes ?? []).map((r) => ({ prefix: r.prefix, nexthop: r.nextHop })),
+    })),
+    layer2s: layer2s.map(({ spec }) => ({
+      vni: spec.vni,
+      vlan: spec.vlan,
+      ...(spec.vrf ? { vrf: spec.vrf } : {}),
+      ...(spec.routeTarget ? { routeTarget: spec.routeTarget } : {}),
+    })),
+  };
+}
+
+/** A VRF carries IPv6 when one of its prefixes, routes or its L2 networks' gateways is IPv6. */
+function usesIpv6(name: string, spec: Vrf['spec'], layer2s: readonly Layer2Network[]): boolean {
+  const prefixes = [
+    ...(spec.import ?? []).map((r) => r.cidr),
+    ...(spec.export ?? []).map((r) => r.cidr),
+    ...(spec.aggregates ?? []),
+    ...(spec.staticRoutes ?? []).map((r) => r.prefix),
+    ...layer2s.filter((l) => l.spec.vrf === name).flatMap((l) => l.spec.anycastGateways ?? []),
+  ];
+  return prefixes.some((p) => p.includes(':'));
+}
+
+/**
+ * A VRF's prefix rules in the order FRR tries them: by `seq`, which defaults to the position
+ * (5, 10, ...). `from[i]` is the index in the object of the i-th rule, to name fields.
+ */
+function prefixList(rules: readonly VrfPrefixRule[] | undefined): {
+  rules: { cidr: string; ge?: number; le?: number; action: 'permit' | 'deny' }[];
+  from: number[];
+} {
+  const ordered = (rules ?? [])
+    .map((r, i) => ({ r, i, seq: r.seq ?? (i + 1) * 5 }))
+    .sort((a, b) => a.seq - b.seq);
+  return {
+    rules: ordered.map(({ r }) => ({
+      cidr: r.cidr,
+      ...(r.ge === undefined ? {} : { ge: r.ge }),
+      ...(r.le === undefined ? {} : { le: r.le }),
+      action: r.action,
+    })),
+    from: ordered.map(({ i }) => i),
+  };
+}
+
+interface Blame {
+  readonly list: 'vrfs' | 'layer2s';
+  readonly index: number;
+  /** The intent path: `vrfs[0].import[1].cidr`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** What the routing intent's schema and the template set refuse, blamed on the object at fault. */
+function intentProblems(input: FrrIntentInput): Blame[] {
+  const parsed = FrrIntentSchema.safeParse(input);
+  const issues = parsed.success
+    ? templateIssues(parsed.data)
+    : parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
+  const out: Blame[] = [];
+  const seen = new Set<string>();
+  for (const issue of issues) {
+    const [list, index] = issue.path;
+    if ((list !== 'vrfs' && list !== 'layer2s') || typeof index !== 'number') {
+      // The node's own settings were validated with the config: nothing an object can fix.
+      throw new Error(`the routing intent refuses ${pathText(issue.path)}: ${issue.message}`);
+    }
+    if (seen.has(`${list}/${index}`)) continue;
+    seen.add(`${list}/${index}`);
+    out.push({ list, index, path: pathText(issue.path), message: issue.message });
+  }
+  return out;
+}
+
+function templateIssues(intent: FrrIntent): { path: (string | number)[]; message: string }[] {
+  try {
+    toFrrModel(intent);
+    return [];
+  } catch (e) {
+    if (!isFrrIntentError(e)) throw e;
+    return e.issues.map((i) => ({ path: parsePath(i.path), message: i.message }));
+  }
+}
+
+/** `vrfs[1].importVrfs[0]` -> ['vrfs', 1, 'importVrfs', 0]. */
+function parsePath(text: string): (string | number)[] {
+  return [...text.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
+}
+
+/** The object's field for an intent path: `vrfs[0].import[1].cidr` -> `spec.import[1].cidr`. */
+function specField(object: Vrf | Layer2Network, path: string): string {
+  let rest = path.replace(/^(vrfs|layer2s)\[\d+\]\.?/, '');
+  if (object.kind === 'VRF') {
+    if (rest === 'name') return 'metadata.name';
+    // Prefix rules were put in seq order: name the rule as the object lists it.
+    rest = rest.replace(/^(import|export)\[(\d+)\]/, (_m, list: 'import' | 'export', k: string) => {
+      const from = prefixList(object.spec[list]).from[Number(k)];
+      return `${list}[${from ?? k}]`;
+    });
+    rest = rest.replace(/^staticRoutes\[(\d+)\]\.nexthop/, 'staticRoutes[$1].nextHop');
+  }
+  return rest ? `spec.${rest}` : 'spec';
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,66 @@
+import { createStreamTrigger, type Trigger } from '@fabrik/agent-runtime';
+import { FABRIK_ROUTE_PROTOCOL, type Netlink, type NetlinkEvent } from '@fabrik/netcore/netlink';
+import type { ExpectedLink } from './apply.js';
+
+/** What the drift monitor compares events with (updated by every reconcile). */
+export interface DriftExpectation {
+  /** The links the agent owns or wants, with their expected admin state and master. */
+  readonly links: ReadonlyMap<string, ExpectedLink>;
+  /**
+   * Events `ip` received before this time (ms since the epoch) are the agent's own changes, already
+   * verified by the reconcile that made them.
+   */
+  readonly quietBefore: number;
+}
+
+export interface DriftTriggerOptions {
+  readonly netlink: Netlink;
+  readonly expected: () => DriftExpectation;
+  /** Told when the monitor exits by itself (it is restarted after `restartDelayMs`). */
+  readonly onMonitorExit?: (why: string) => void;
+  readonly restartDelayMs?: number;
+}
+
+/**
+ * Drift repair: `ip -ts monitor link address route` in the managed namespace, through
+ * @fabrik/agent-runtime's stream trigger (restarted when it exits); an event that contradicts what
+ * the agent applied (a watched link deleted, set down, moved to another master; an address added or
+ * removed on it; one of fabrik's routes, protocol 249, deleted) enqueues a reconcile, which re-reads
+ * everything and puts it back. Events of other links, carrier changes, the kernel's link-local
+ * addresses, the routes zebra installs, and the agent's own changes (stamped before its last
+ * reconcile verified them) are ignored.
+ */
+export function createDriftTrigger(options: DriftTriggerOptions): Trigger {
+  return createStreamTrigger<NetlinkEvent>({
+    name: 'drift monitor',
+    open: (onEvent) => options.netlink.monitor(onEvent),
+    reasonOf: (event) => driftReason(event, options.expected()),
+    onExit: options.onMonitorExit,
+    restartDelayMs: options.restartDelayMs,
+  });
+}
+
+/** Why `event` calls for a reconcile, or undefined when it does not concern the agent's objects (pure). */
+export function driftReason(event: NetlinkEvent, expected: DriftExpectation): string | undefined {
+  if (event.at !== undefined && event.at.getTime() < expected.quietBefore) return undefined;
+  switch (event.object) {
+    case 'link': {
+      const want = expected.links.get(event.name);
+      if (!want) return undefined;
+      if (event.deleted) return `link ${event.name} deleted`;
+      if (want.up !== undefined && event.up !== want.up)
+        return `link ${event.name} set ${event.up ? 'up' : 'down'}`;
+      if (want.master !== undefined && (event.master ?? null) !== want.master)
+        return `link ${event.name} master ${event.master ?? 'removed'}`;
+      return undefined; // carrier changes and the like: nothing the agent manages
+    }
+    case 'address':
+      // IPv6 link-local addresses are the kernel's, not the agent's.
+      if (!expected.links.has(event.dev) || /^fe[89ab]/i.test(event.address)) return undefined;
+      return `address ${event.address} on ${event.dev} ${event.deleted ? 'deleted' : 'added'}`;
+    case 'route':
+      return event.deleted && event.protocol === String(FABRIK_ROUTE_PROTOCOL)
+        ? `route ${event.dst}${event.table ? ` table ${event.table}` : ''} deleted`
+        : undefined;
+  }
+}

@@ -1,0 +1,86 @@
+import { readFrrStatus, reloadFrr, showRunningConfig, type FrrStatus, type FrrTarget } from '@fabrik/frr';
+import { FabrikError, errorGuard } from '@fabrik/netcore';
+
+/** What one FRR step did. */
+export interface FrrApplyResult {
+  /** False when FRR already ran this configuration (nothing was reloaded). */
+  readonly changed: boolean;
+  /** Lines frr-reload.py added and removed. */
+  readonly added: number;
+  readonly removed: number;
+  /** Time of the reload itself (0 when skipped). */
+  readonly reloadMs: number;
+}
+
+/** Zebra did not map every L3 VNI to its VRF within the wait. */
+export class VniMappingTimeoutError extends FabrikError<'VNI_MAPPING_TIMEOUT'> {
+  override readonly name = 'VniMappingTimeoutError';
+  constructor(
+    readonly missing: readonly { vrf: string; vni: number }[],
+    readonly timeoutMs: number,
+  ) {
+    super(
+      'VNI_MAPPING_TIMEOUT',
+      `zebra did not map ${missing.map((m) => `VRF ${m.vrf} to VNI ${m.vni}`).join(', ')} within ${timeoutMs} ms`,
+    );
+  }
+}
+export const isVniMappingTimeoutError = errorGuard(VniMappingTimeoutError);
+
+/**
+ * FRR as agent-netns drives it: the configuration is applied with frr-reload.py only when it
+ * differs from what FRR runs. The running configuration seen right after the last apply is kept:
+ * while the rendered configuration and FRR's running one both stay as they were, a reconcile costs
+ * one `show running-config` and no frr-reload.py (seconds in the lab); any change to either, by the
+ * intent or by hand (drift), reloads.
+ */
+export interface FrrState {
+  apply(config: string): Promise<FrrApplyResult>;
+  /** Waits until zebra maps every `{ vrf, vni }` (polling `show vrf vni`). */
+  waitForVniMapping(expected: readonly { vrf: string; vni: number }[], timeoutMs: number): Promise<void>;
+  status(): Promise<FrrStatus>;
+  /** Reachable: vtysh answers. */
+  ping(): Promise<void>;
+  /** Forget what was applied (the next apply runs frr-reload.py). */
+  forget(): void;
+}
+
+export function createFrrState(target: FrrTarget): FrrState {
+  let applied: { config: string; running: string } | undefined;
+  return {
+    async apply(config) {
+      const running = await showRunningConfig(target);
+      if (applied && applied.config === config && applied.running === running)
+        return { changed: false, added: 0, removed: 0, reloadMs: 0 };
+      applied = undefined;
+      const t0 = performance.now();
+      const result = await reloadFrr({ ...target, config });
+      const reloadMs = Math.round(performance.now() - t0);
+      applied = { config, running: await showRunningConfig(target) };
+      return {
+        changed: result.changed,
+        added: result.added.length,
+        removed: result.removed.length,
+        reloadMs,
+      };
+    },
+    async waitForVniMapping(expected, timeoutMs) {
+      if (expected.length === 0) return;
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const mapped = new Set((await readFrrStatus(target)).vrfVnis.map((v) => `${v.vrf}/${v.vni}`));
+        const missing = expected.filter((e) => !mapped.has(`${e.vrf}/${e.vni}`));
+        if (missing.length === 0) return;
+        if (Date.now() > until) throw new VniMappingTimeoutError(missing, timeoutMs);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    status: () => readFrrStatus(target),
+    async ping() {
+      await showRunningConfig(target);
+    },
+    forget() {
+      applied = undefined;
+    },
+  };
+}
