@@ -3,11 +3,11 @@
 // code its agent runs (@fabrik/agent-runtime's Kubernetes source and node status sink, @fabrik/kube's
 // event recorder; @fabrik/ippool's calls for fabrik-ipam): every call it makes is allowed, a call
 // outside its role is 403, and what each role grants equals expected-rules.ts.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
 import {
   IP_POOL_RESOURCE,
@@ -16,9 +16,10 @@ import {
   VRF_RESOURCE,
   type NodeNetworkStatusSection,
 } from '@fabrik/api';
+import { parseIntentDocuments, writeFileAtomic } from '@fabrik/agent-runtime';
 import { createKubernetesSource, createNodeStatusSink } from '@fabrik/agent-runtime/kubernetes';
 import { NODES, addNodeTaint, createEventRecorder, customObjects, isForbiddenError } from '@fabrik/kube';
-import { runCommand } from '@fabrik/netcore';
+import { runCommand, startCommand } from '@fabrik/netcore';
 import { startApiServer, type ApiServer } from '@fabrik/testkit';
 import { EXPECTED_GRANTS, flattenRules } from './expected-rules.js';
 import { REPO_ROOT, kubectlPath, renderKustomization, type KubeObject } from './render.js';
@@ -211,7 +212,162 @@ async function exerciseNodeAgent(kc: KubeConfig, section: string, conditionType:
   );
 }
 
+/** Polls `probe` until it returns something other than undefined or false. */
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe('deploy/base', () => {
+  it("agent-host itself, run with fabrik-agent-host's token and deploy/base's config: every call it makes is allowed", async () => {
+    // The process, not a model of it: whatever agent-host calls today is what the role must allow.
+    // Each call shows in state only the API could have written: the relay file (list and watch of
+    // VRFs, Layer2Networks and its Node), NodeNetworkStatus created with the Node as owner (get,
+    // create, get node), its host and netns sections (patch status), the Node conditions (patch
+    // nodes/status), the startup taint gone (patch nodes), the HostReady Event (create events).
+    const node = 'node-agent-host';
+    const dir = await mkdtemp(join(tmpdir(), 'fabrik-rbac-agent-host-'));
+    const taint = { key: 'fabrik.dev/host-not-ready', effect: 'NoSchedule' as const };
+    await customObjects(admin, NODES, anyObject).create({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: node, labels: { rack: 'r1' } },
+      spec: { taints: [taint] },
+    });
+    // deploy/base's agent-host config with this test's paths, and no bridge or trunk: nothing to
+    // create in this machine's network namespace (where the test API server is reachable).
+    const base = parse(
+      await readFile(join(REPO_ROOT, 'deploy/base/config/agent-host.yaml'), 'utf8'),
+    ) as Record<string, unknown>;
+    const relay = {
+      intentFile: join(dir, 'relay/intent.yaml'),
+      statusFile: join(dir, 'relay/netns-status.json'),
+    };
+    const configPath = join(dir, 'agent-host.yaml');
+    await writeFile(
+      configPath,
+      stringify({
+        ...base,
+        secondaryNetwork: { ovsBridges: [] },
+        trunk: undefined,
+        ovsdbSocket: `unix:${join(dir, 'no-ovs.sock')}`,
+        source: {
+          kind: 'kubernetes',
+          kubeconfig: api.writeServiceAccountKubeconfig('fabrik-system', 'fabrik-agent-host'),
+        },
+        relay,
+        startupTaint: taint,
+        stateDir: join(dir, 'state'),
+        metricsAddress: '127.0.0.1:0',
+        healthAddress: '127.0.0.1:0',
+      }),
+    );
+    let logs = '';
+    const agent = startCommand(
+      process.execPath,
+      [
+        '--conditions=@fabrik/source',
+        '--import',
+        'tsx',
+        join(REPO_ROOT, 'apps/agent-host/src/cli.ts'),
+        'run',
+        '--config',
+        configPath,
+      ],
+      { cwd: REPO_ROOT, env: { ...process.env, NODE_NAME: node }, onOutput: (text) => (logs += text) },
+    );
+    const nns = async () =>
+      (await customObjects(admin, gvr(NODE_NETWORK_STATUS_RESOURCE), anyObject).get(node)) as unknown as {
+        metadata: { ownerReferences?: { kind: string; name: string }[] };
+        status?: Record<string, { configStatus?: string } | undefined>;
+      };
+    const nodeObject = async () =>
+      (await customObjects(admin, NODES, anyObject).get(node)) as unknown as {
+        spec?: { taints?: { key: string }[] };
+        status?: { conditions?: { type: string; status: string }[] };
+      };
+    const conditionTrue = async (type: string) =>
+      (await nodeObject()).status?.conditions?.some((c) => c.type === type && c.status === 'True');
+    try {
+      const relayed = async () =>
+        parseIntentDocuments(await readFile(relay.intentFile, 'utf8'), { where: 'relay', nodeName: node });
+      const first = await until('the relay file', relayed);
+      expect(first.node).toEqual({ name: node, labels: { rack: 'r1' } });
+      expect(first.objects.map((o) => `${o.kind}/${o.metadata.name}`)).toContain('VRF/red');
+      await customObjects(admin, gvr(LAYER2_NETWORK_RESOURCE), anyObject).create({
+        apiVersion: 'network.fabrik.dev/v1alpha1',
+        kind: 'Layer2Network',
+        metadata: { name: 'web' },
+        spec: { vni: 2100, vlan: 100 },
+      });
+      await until('the Layer2Network created after the start, through the watch', async () =>
+        (await relayed()).objects.some((o) => o.metadata.name === 'web'),
+      );
+
+      expect(await until('the host section', async () => (await nns()).status?.host)).toMatchObject({
+        configStatus: 'provisioned',
+      });
+      expect((await nns()).metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'Node', name: node }),
+      ]);
+      await until('FabrikHostReady on the Node', () => conditionTrue('FabrikHostReady'));
+      await until(
+        'the startup taint removed',
+        async () => ((await nodeObject()).spec?.taints ?? []).length === 0,
+      );
+      await until('the HostReady Event', async () =>
+        (
+          await customObjects(admin, { group: '', version: 'v1', plural: 'events' }, anyObject).list({
+            namespace: 'default',
+          })
+        ).items.some((e) => {
+          const event = e as unknown as { reason: string; involvedObject: { name: string } };
+          return event.reason === 'HostReady' && event.involvedObject.name === node;
+        }),
+      );
+
+      await writeFileAtomic(
+        relay.statusFile,
+        JSON.stringify({
+          configStatus: 'provisioned',
+          lastUpdate: '2026-11-30T10:00:00Z',
+          conditions: [
+            {
+              type: 'FabrikNetnsReady',
+              status: 'True',
+              reason: 'Provisioned',
+              message: 'all applied',
+              lastTransitionTime: '2026-11-30T10:00:00Z',
+            },
+          ],
+        }),
+      );
+      await until('the netns section relayed', async () => (await nns()).status?.netns?.configStatus);
+      await until('FabrikNetnsReady on the Node', () => conditionTrue('FabrikNetnsReady'));
+      // And it never met a refusal (a 403 is logged, then retried, by every caller).
+      expect(logs).not.toMatch(/forbidden|\b403\b/i);
+    } finally {
+      agent.kill('SIGTERM');
+      const exit = await agent.exited;
+      await rm(dir, { recursive: true, force: true });
+      expect(exit.exitCode, logs.slice(-2000)).toBe(0);
+    }
+  }, 90_000);
+
   it('agent-host: its informers, status, Node condition and taint, and events are allowed; nothing else', async () => {
     await exerciseNodeAgent(serviceAccountKubeConfig('fabrik-agent-host'), 'host', 'FabrikHostReady');
   });

@@ -97,25 +97,33 @@ export function mmdebstrapArgs(recipe: BaseRecipe, node: string, debCache: strin
   ];
 }
 
-/**
- * The base image for `recipe`, built unless podman has it already; returns its tag. `workDir`
- * holds the .deb cache and the temporary tarball.
- */
+export interface BaseBuildDirs {
+  /** The Node.js binary to copy in, fetched only when a base is built (see node-dist.ts). */
+  readonly node: () => Promise<string>;
+  /** Downloaded .debs, kept between builds (shared by every checkout of this machine). */
+  readonly debCache: string;
+  /** This checkout's scratch directory, for the temporary tarball. */
+  readonly workDir: string;
+}
+
+/** The base image for `recipe`, built unless podman has it already; returns its tag. */
 export async function ensureBase(
   recipe: BaseRecipe,
-  node: string,
-  workDir: string,
+  dirs: BaseBuildDirs,
   log: (line: string) => void,
 ): Promise<string> {
   const tag = baseTag(recipe);
   if (await imageExists(tag)) return tag;
-  const debCache = join(workDir, 'debs');
-  const tar = join(workDir, `base-${recipe.name}.tar`);
-  await mkdir(debCache, { recursive: true });
+  const tar = join(dirs.workDir, `base-${recipe.name}.tar`);
+  await mkdir(dirs.debCache, { recursive: true });
+  await mkdir(dirs.workDir, { recursive: true });
   log(`base ${recipe.name}: mmdebstrap ${SUITE} + ${recipe.packages.join(' ')} + node ${recipe.nodeVersion}`);
   const t0 = Date.now();
   try {
-    await runCommand('mmdebstrap', mmdebstrapArgs(recipe, node, debCache, tar), { timeoutMs: 1_800_000 });
+    const node = await dirs.node();
+    await runCommand('mmdebstrap', mmdebstrapArgs(recipe, node, dirs.debCache, tar), {
+      timeoutMs: 1_800_000,
+    });
     await runCommand(
       'podman',
       [

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, copyFile, cp, lstat, mkdir, readFile, readlink, rm, symlink } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCommand } from '@fabrik/netcore';
@@ -12,8 +13,18 @@ import { listFiles, planProductionTree } from './production-tree.js';
 
 /** The repository's root (this file is tools/images/src/build.ts, or dist/build.js). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** Build state kept between runs: the Node binary, the .deb cache, the build contexts. */
+/** This checkout's build state: the build contexts, the base tarball while it is imported. */
 export const WORK_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'fabrik', 'images');
+/**
+ * What every checkout of this machine shares, outside the clone so that a fresh clone (CI) does
+ * not download it again: the Node.js binary and the .deb cache. `FABRIK_IMAGES_CACHE` overrides.
+ * (The bases and images themselves are in podman's storage, outside any clone too.)
+ */
+export function sharedCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return (
+    env['FABRIK_IMAGES_CACHE'] ?? join(env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'fabrik', 'images')
+  );
+}
 /** The label holding a hash of everything an image was built from. */
 export const CONTEXT_LABEL = 'dev.fabrik.context';
 
@@ -131,7 +142,13 @@ export async function ensureImages(
   if (unknown.length > 0)
     throw new Error(`unknown image ${unknown.join(', ')}: one of ${IMAGES.map((s) => s.name).join(', ')}`);
   const revision = await gitRevision(root);
-  const node = await nodeBinary(WORK_DIR);
+  const shared = sharedCacheDir();
+  let node: Promise<string> | undefined;
+  const dirs = {
+    node: () => (node ??= nodeBinary(shared)),
+    debCache: join(shared, 'debs'),
+    workDir: WORK_DIR,
+  };
   const images: BuiltImage[] = [];
   const skipped: { name: string; reason: string }[] = [];
   const bases = new Map<string, string>();
@@ -144,7 +161,7 @@ export async function ensureImages(
     }
     let base = bases.get(spec.base);
     if (base === undefined) {
-      base = await ensureBase(baseRecipe(spec.base), node, WORK_DIR, log);
+      base = await ensureBase(baseRecipe(spec.base), dirs, log);
       bases.set(spec.base, base);
     }
     const version = (await packageJson(join(root, spec.app))).version;

@@ -1,6 +1,14 @@
 export { BASES, baseRecipe, baseTag, ensureBase, mmdebstrapArgs } from './base.js';
-export type { BaseName, BaseRecipe } from './base.js';
-export { CONTEXT_LABEL, REPO_ROOT, WORK_DIR, ensureImages, gitRevision, notBuildable } from './build.js';
+export type { BaseBuildDirs, BaseName, BaseRecipe } from './base.js';
+export {
+  CONTEXT_LABEL,
+  REPO_ROOT,
+  WORK_DIR,
+  ensureImages,
+  gitRevision,
+  notBuildable,
+  sharedCacheDir,
+} from './build.js';
 export type { BuiltImage, EnsureImagesOptions } from './build.js';
 export { IMAGES, REPOSITORY_PREFIX } from './catalogue.js';
 export type { AppContent, BundleContent, ImageSpec } from './catalogue.js';
