@@ -1,7 +1,7 @@
 // The images as a node runs them, with podman (runc, cgroupfs) and the DaemonSets' security
 // settings (read-only root, every capability dropped but the ones deploy/ grants). The images are
 // built by ensureImages() unless this revision's are already there (same build context: reused).
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
 import { IP_POOL_RESOURCE } from '@fabrik/api';
 import { customObjects, isNotFoundError } from '@fabrik/kube';
-import { isCommandError, runCommand } from '@fabrik/netcore';
+import { isCommandError, runCommand, startCommand } from '@fabrik/netcore';
 import { createTempNetns, startApiServer, type ApiServer, type TempNetns } from '@fabrik/testkit';
 import { REPO_ROOT, WORK_DIR, ensureImages, notBuildable, type BuiltImage } from './build.js';
 import { IMAGES } from './catalogue.js';
@@ -81,7 +81,7 @@ describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni')
     expect((await run('fabrik-cni', [], ['--version'])).stdout.trim()).toMatch(/^fabrik-cni \d+\.\d+\.\d+$/);
   });
 
-  it('installs the plugins, Node.js, the settings, the bridge config and a working kubeconfig into the host', async () => {
+  it('installs the plugins (atomically, over a running one), Node.js, the settings, the bridge config and a working kubeconfig into the host', async () => {
     const host = join(dir, 'host');
     const sa = join(dir, 'sa');
     await mkdir(host);
@@ -96,6 +96,13 @@ describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni')
       Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data'], 'base64'),
     );
     const port = new URL(api.url).port;
+    // An older fabrik-ovs is on the node and running (a CNI ADD in flight): a plugin written in
+    // place would fail (ETXTBSY) or be seen half-written; replaced by rename, the running one keeps
+    // its file and the next run gets the new one.
+    await mkdir(join(host, 'opt/cni/bin'), { recursive: true });
+    await copyFile('/bin/sleep', join(host, 'opt/cni/bin/fabrik-ovs'));
+    const inFlight = startCommand(join(host, 'opt/cni/bin/fabrik-ovs'), ['600']);
+    const oldInode = (await stat(join(host, 'opt/cni/bin/fabrik-ovs'))).ino;
     const { stdout } = await run(
       'fabrik-cni',
       [
@@ -122,6 +129,25 @@ describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni')
     );
     expect(stdout).toContain('node installed under /host');
     const at = (p: string) => join(host, p);
+    try {
+      expect((await stat(at('opt/cni/bin/fabrik-ovs'))).ino).not.toBe(oldInode);
+      expect(await readlink(`/proc/${inFlight.pid}/exe`)).toBe(`${at('opt/cni/bin/fabrik-ovs')} (deleted)`);
+    } finally {
+      inFlight.kill('SIGKILL');
+      await inFlight.exited;
+    }
+    // Every file is where it belongs and no temporary file is left behind.
+    expect(
+      (await runCommand('find', [host, '-type', 'f', '-printf', '%P\\n'])).stdout.split('\n').sort(),
+    ).toEqual([
+      '',
+      'etc/cni/net.d/fabrik.d/config.yaml',
+      'etc/cni/net.d/fabrik.d/fabrik-ipam.kubeconfig',
+      'etc/fabrik/agent-host.yaml',
+      'opt/cni/bin/fabrik-ipam',
+      'opt/cni/bin/fabrik-node',
+      'opt/cni/bin/fabrik-ovs',
+    ]);
     for (const plugin of ['fabrik-ovs', 'fabrik-ipam', 'fabrik-node'])
       expect((await stat(at(`opt/cni/bin/${plugin}`))).mode & 0o777).toBe(0o755);
     for (const plugin of ['fabrik-ovs', 'fabrik-ipam'])
