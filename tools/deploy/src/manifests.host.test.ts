@@ -2,15 +2,18 @@
 // (kustomize 5.5), every object valid against the Kubernetes OpenAPI schemas, the agents' configs
 // valid against @fabrik/api, and the properties the deployment promises (no token in the HBR pod,
 // probes, resources, capabilities) checked on the rendered objects.
-import { readFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
+import { runCommand } from '@fabrik/netcore';
 import { parseAgentHostConfig, parseAgentNetnsConfig, parseCniNodeSettings } from '@fabrik/api';
 import {
   KUBECTL_VERSIONS,
   KUSTOMIZATIONS,
   REPO_ROOT,
+  kubectlPath,
   objectId,
   renderKustomization,
   type KubeObject,
@@ -156,6 +159,65 @@ describe('deploy/base', () => {
       ]),
     );
   });
+});
+
+describe('deploy/uninstall/agent-host-cleanup.json (docs/install.md, Uninstall)', () => {
+  // The patch turns agent-host's DaemonSet into its cleanup: the daemon stops (it would recreate
+  // the bridges of its config), an init container with the daemon's image, mounts and privileges
+  // runs `cleanup`, and the pod is Ready only once that succeeded, so `rollout status` waits for
+  // every node's cleanup.
+  it.each(KUSTOMIZATIONS.flatMap((k) => KUBECTL_VERSIONS.map((v) => [k, v] as const)))(
+    '%s, kubectl %s patch: a valid DaemonSet that runs cleanup before anything else',
+    async (k, v) => {
+      const dir = await mkdtemp(join(tmpdir(), 'fabrik-uninstall-'));
+      try {
+        const ds = find(rendered(k), 'DaemonSet', 'fabrik-agent-host');
+        await writeFile(join(dir, 'ds.yaml'), stringify(ds));
+        const { stdout } = await runCommand(kubectlPath(v), [
+          'patch',
+          '--local',
+          '-f',
+          join(dir, 'ds.yaml'),
+          '--type=json',
+          '--patch-file',
+          join(REPO_ROOT, 'deploy/uninstall/agent-host-cleanup.json'),
+          '-o',
+          'yaml',
+        ]);
+        const patched = parse(stdout) as KubeObject;
+        expect(await validateObject(patched)).toEqual([]);
+        const before = podSpec(ds);
+        const after = podSpec(patched);
+        const daemon = before.containers[0]!;
+        expect(after.initContainers).toEqual([
+          {
+            ...Object.fromEntries(
+              Object.entries(daemon).filter(
+                ([key]) => !['ports', 'livenessProbe', 'readinessProbe'].includes(key),
+              ),
+            ),
+            name: 'cleanup',
+            args: ['cleanup', '--config', '/etc/fabrik/agent-host.yaml'],
+          },
+        ]);
+        expect(after.containers).toHaveLength(1);
+        const { command, args, livenessProbe, readinessProbe, ...rest } = after
+          .containers[0]! as ContainerLike & {
+          command?: string[];
+          args?: string[];
+        };
+        expect({ command, args, livenessProbe, readinessProbe }).toEqual({
+          command: ['sleep', 'infinity'],
+          args: undefined,
+          livenessProbe: undefined,
+          readinessProbe: undefined,
+        });
+        expect(rest).toMatchObject({ image: daemon.image, securityContext: daemon.securityContext });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('deploy/crds/Kustomization', () => {

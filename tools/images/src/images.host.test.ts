@@ -5,12 +5,19 @@ import { copyFile, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
 import { IP_POOL_RESOURCE } from '@fabrik/api';
 import { customObjects, isNotFoundError } from '@fabrik/kube';
 import { isCommandError, runCommand, startCommand } from '@fabrik/netcore';
-import { createTempNetns, startApiServer, type ApiServer, type TempNetns } from '@fabrik/testkit';
+import {
+  createTempNetns,
+  startApiServer,
+  startOvs,
+  type ApiServer,
+  type OvsInstance,
+  type TempNetns,
+} from '@fabrik/testkit';
 import { REPO_ROOT, WORK_DIR, ensureImages, notBuildable, type BuiltImage } from './build.js';
 import { IMAGES } from './catalogue.js';
 import { podmanRunEnv } from './podman.js';
@@ -203,8 +210,79 @@ describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni')
 });
 
 describe.skipIf(unbuildable.get('fabrik-agent-host') !== undefined)(title('fabrik-agent-host'), () => {
+  let node: TempNetns;
+  let ovs: OvsInstance;
+  beforeAll(async () => {
+    node = await createTempNetns('imgah');
+    ovs = await startOvs({ netns: node.name });
+  });
+  afterAll(async () => {
+    await ovs?.stop();
+    await node?.destroy();
+  });
+
   it('answers --version', async () => {
     expect((await run('fabrik-agent-host', [], ['--version'])).stdout).toMatch(/\d+\.\d+\.\d+/);
+  });
+
+  it("runs on the node's OVSDB socket with NET_ADMIN only, and the uninstall's cleanup removes its bridge", async () => {
+    // deploy/base's config with a file source and no trunk; a throwaway netns stands for the
+    // node's network and a private Open vSwitch for the node's, its socket directory mounted where
+    // the DaemonSet mounts the node's.
+    const conf = join(dir, 'agent-host');
+    await mkdir(conf, { recursive: true });
+    const config = parse(
+      await readFile(join(REPO_ROOT, 'deploy/base/config/agent-host.yaml'), 'utf8'),
+    ) as Record<string, unknown>;
+    delete config['trunk'];
+    delete config['relay'];
+    await writeFile(
+      join(conf, 'agent-host.yaml'),
+      stringify({
+        ...config,
+        nodeName: 'node-1',
+        datapathType: 'netdev',
+        source: { kind: 'file', path: '/etc/fabrik/intent.yaml' },
+      }),
+    );
+    await writeFile(join(conf, 'intent.yaml'), '');
+    const pod = [
+      `--network=ns:/run/netns/${node.name}`,
+      '-v',
+      `${conf}:/etc/fabrik:ro`,
+      '-v',
+      `${ovs.dir}:/var/run/openvswitch`,
+      '-v',
+      `${join(conf, 'state')}:/var/lib/fabrik/agent-host`,
+    ];
+    await mkdir(join(conf, 'state'), { recursive: true });
+    const daemon = (
+      parse(await readFile(join(REPO_ROOT, 'deploy/base/agent-host.yaml'), 'utf8')) as {
+        spec: { template: { spec: { containers: { args: string[] }[] } } };
+      }
+    ).spec.template.spec.containers[0]!;
+    const name = `fabrik-agent-host-test-${process.pid}`;
+    await run('fabrik-agent-host', ['--detach', `--name=${name}`, ...pod], daemon.args, ['NET_ADMIN']);
+    try {
+      await expect
+        .poll(() => ovs.vsctl('--no-wait', 'list-br').then((out) => out.split('\n')), { timeout: 60_000 })
+        .toContain('br-sec');
+    } finally {
+      // SIGTERM: the daemon leaves the node as it is.
+      await runCommand('podman', ['stop', '--time=20', name], { env, timeoutMs: 60_000 });
+      await runCommand('podman', ['rm', '--force', name], { env, timeoutMs: 60_000 });
+    }
+    expect(await ovs.vsctl('--no-wait', 'list-br')).toContain('br-sec');
+    // The init container of deploy/uninstall/agent-host-cleanup.json, as the patched pod runs it.
+    const patch = JSON.parse(
+      await readFile(join(REPO_ROOT, 'deploy/uninstall/agent-host-cleanup.json'), 'utf8'),
+    ) as { op: string; path: string; value?: string[] }[];
+    const cleanupArgs = patch.find((op) => op.path === '/spec/template/spec/initContainers/0/args')!.value!;
+    await run('fabrik-agent-host', pod, cleanupArgs, ['NET_ADMIN']);
+    expect(await ovs.vsctl('--no-wait', 'list-br')).not.toContain('br-sec');
+    // The patched pod's main container only waits: the image has what it runs.
+    const main = patch.find((op) => op.path === '/spec/template/spec/containers/0/command')!.value!;
+    await run('fabrik-agent-host', [`--entrypoint=${main[0]}`], ['0']);
   });
 });
 
