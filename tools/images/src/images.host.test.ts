@@ -103,6 +103,22 @@ describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni')
       Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data'], 'base64'),
     );
     const port = new URL(api.url).port;
+    // deploy/base's readiness probe, run in the image with the host mounted as the DaemonSet
+    // mounts it: not ready before the install, ready after.
+    const probe = async () =>
+      run('fabrik-cni', ['-v', `${host}:/host`, '--entrypoint', readiness[0]!], readiness.slice(1)).then(
+        () => 'ready',
+        (e: unknown) => {
+          if (isCommandError(e) && e.exitCode === 1) return 'not ready';
+          throw e;
+        },
+      );
+    const readiness = (
+      parse(await readFile(join(REPO_ROOT, 'deploy/base/cni.yaml'), 'utf8')) as {
+        spec: { template: { spec: { containers: { readinessProbe: { exec: { command: string[] } } }[] } } };
+      }
+    ).spec.template.spec.containers[0]!.readinessProbe.exec.command;
+    expect(await probe()).toBe('not ready');
     // An older fabrik-ovs is on the node and running (a CNI ADD in flight): a plugin written in
     // place would fail (ETXTBSY) or be seen half-written; replaced by rename, the running one keeps
     // its file and the next run gets the new one.
@@ -143,6 +159,7 @@ describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni')
       inFlight.kill('SIGKILL');
       await inFlight.exited;
     }
+    expect(await probe()).toBe('ready');
     // Every file is where it belongs and no temporary file is left behind.
     expect(
       (await runCommand('find', [host, '-type', 'f', '-printf', '%P\\n'])).stdout.split('\n').sort(),
