@@ -48,13 +48,19 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 const image = (name: string): string => built.get(name)!.tags[0]!;
 
 /** `podman run --rm` with the DaemonSets' hardening; resolves with stdout, rejects with CommandError. */
-async function run(name: string, podmanArgs: string[], args: string[], capabilities: string[] = []) {
+async function run(
+  name: string,
+  podmanArgs: string[],
+  args: string[],
+  capabilities: string[] = [],
+  options: { readOnlyRoot?: boolean; keep?: boolean } = {},
+) {
   return runCommand(
     'podman',
     [
       'run',
-      '--rm',
-      '--read-only',
+      ...(options.keep ? [] : ['--rm']),
+      ...(options.readOnlyRoot === false ? [] : ['--read-only']),
       '--cap-drop=ALL',
       ...capabilities.map((c) => `--cap-add=${c}`),
       '--security-opt=no-new-privileges',
@@ -354,6 +360,95 @@ describe.skipIf(unbuildable.get('fabrik-hbr') !== undefined)(title('fabrik-hbr')
     // The command succeeded only if tr-host could be created in the target; it went away with the
     // container's netns, which took the pair with it.
     expect(await target.ip('-j', 'link', 'show')).not.toContain('tr-host');
+  });
+
+  it("runs as the DaemonSet runs it: FRR started, the relay's intent applied, its status written for agent-host, ready; SIGTERM ends it", async () => {
+    // deploy/base's hbr container: its args, capabilities, config (the ConfigMap at /etc/fabrik)
+    // and relay directory; a throwaway netns is the pod's, with the trunk the init container makes
+    // and the underlay NIC. The intent is empty (this kernel has no vrf or 8021q module): agent-netns
+    // applies its base FRR configuration and reports provisioned.
+    const daemon = (
+      parse(await readFile(join(REPO_ROOT, 'deploy/base/hbr.yaml'), 'utf8')) as {
+        spec: { template: { spec: { containers: { name: string; args: string[] }[] } } };
+      }
+    ).spec.template.spec.containers.find((c) => c.name === 'hbr')!;
+    const pod = await createTempNetns('hbrpod');
+    const relay = join(dir, 'hbr-relay');
+    const conf = join(dir, 'hbr-conf');
+    const name = `fabrik-hbr-test-${process.pid}`;
+    try {
+      for (const [a, b] of [
+        ['tr', 'tr-host'],
+        ['eth0', 'eth0-peer'],
+      ])
+        await pod.ip('link', 'add', a!, 'type', 'veth', 'peer', 'name', b!);
+      await mkdir(relay, { recursive: true });
+      await mkdir(conf, { recursive: true });
+      await mkdir(join(dir, 'hbr-state'), { recursive: true });
+      await copyFile(join(REPO_ROOT, 'deploy/base/config/agent-netns.yaml'), join(conf, 'agent-netns.yaml'));
+      await writeFile(join(relay, 'intent.yaml'), '');
+      await run(
+        'fabrik-hbr',
+        [
+          '--detach',
+          `--name=${name}`,
+          `--network=ns:/run/netns/${pod.name}`,
+          '-e',
+          'NODE_NAME=node-1',
+          '-v',
+          `${conf}:/etc/fabrik:ro`,
+          '-v',
+          `${relay}:/run/fabrik/relay`,
+          '-v',
+          `${join(dir, 'hbr-state')}:/var/lib/fabrik/agent-netns`,
+        ],
+        daemon.args,
+        (await hbrContainer('hbr')).capabilities,
+        { readOnlyRoot: false, keep: true },
+      );
+      await expect
+        .poll(
+          async () =>
+            JSON.parse(await readFile(join(relay, 'netns-status.json'), 'utf8').catch(() => 'null')) as {
+              configStatus?: string;
+            } | null,
+          { timeout: 90_000, interval: 500 },
+        )
+        .toMatchObject({ configStatus: 'provisioned' });
+      const ready = await runCommand(
+        'podman',
+        [
+          'exec',
+          name,
+          'node',
+          '-e',
+          "fetch('http://127.0.0.1:9722/readyz').then((r) => process.stdout.write(String(r.status)))",
+        ],
+        { env },
+      );
+      expect(ready.stdout).toBe('200');
+      const bgp = await runCommand(
+        'podman',
+        ['exec', name, 'vtysh', '-N', 'hbr', '-c', 'show running-config'],
+        {
+          env,
+        },
+      );
+      expect(bgp.stdout).toContain('router bgp 65001');
+    } finally {
+      const stopped = await runCommand('podman', ['stop', '--time=20', name], {
+        env,
+        timeoutMs: 60_000,
+      }).catch((e: unknown) => e);
+      const exit = await runCommand('podman', ['inspect', '--format', '{{.State.ExitCode}}', name], {
+        env,
+      }).catch(() => undefined);
+      const logs = await runCommand('podman', ['logs', name], { env }).catch(() => undefined);
+      await runCommand('podman', ['rm', '--force', name], { env, timeoutMs: 60_000 }).catch(() => {});
+      await pod.destroy();
+      expect(stopped).not.toBeInstanceOf(Error);
+      expect(exit?.stdout.trim(), `${logs?.stdout ?? ''}${logs?.stderr ?? ''}`.slice(-4000)).toBe('0');
+    }
   });
 
   it('runs plan against a file config, with FRR started in its netns', async () => {
