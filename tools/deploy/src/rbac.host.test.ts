@@ -19,6 +19,7 @@ import {
 import { parseIntentDocuments, writeFileAtomic } from '@fabrik/agent-runtime';
 import { createKubernetesSource, createNodeStatusSink } from '@fabrik/agent-runtime/kubernetes';
 import { NODES, addNodeTaint, createEventRecorder, customObjects, isForbiddenError } from '@fabrik/kube';
+import { allocate, collectGarbage, ipPoolClient, release } from '@fabrik/ippool';
 import { runCommand, startCommand } from '@fabrik/netcore';
 import { startApiServer, type ApiServer } from '@fabrik/testkit';
 import { EXPECTED_GRANTS, flattenRules } from './expected-rules.js';
@@ -372,17 +373,39 @@ describe('deploy/base', () => {
     await exerciseNodeAgent(serviceAccountKubeConfig('fabrik-agent-host'), 'host', 'FabrikHostReady');
   });
 
-  it("fabrik-cni's token (fabrik-ipam): get an IPPool and update its status; nothing else", async () => {
+  it("fabrik-cni's token (fabrik-ipam): allocate, release and collect garbage with @fabrik/ippool; nothing else", async () => {
+    // @fabrik/ippool's client is all fabrik-ipam has of the API (its IpPoolClient: get, and PUT of
+    // the status): the allocator's own calls, with the kubeconfig the installer writes from this token.
     const kc = serviceAccountKubeConfig('fabrik-cni');
+    const client = ipPoolClient(kc);
+    const owner = (containerID: string) => ({
+      name: `pod-${containerID}`,
+      namespace: 'default',
+      containerID,
+      ifName: 'net1',
+      network: 'web',
+    });
+    const [a] = await allocate(client, { pools: ['pool-a'], owner: owner('c1') });
+    await allocate(client, { pools: ['pool-a'], owner: owner('c2') });
+    const addresses = async () =>
+      (
+        (await customObjects(admin, gvr(IP_POOL_RESOURCE), anyObject).get('pool-a')) as unknown as {
+          status?: { ipAddresses?: { ipAddress: string; owner: { pod?: { containerID: string } } }[] };
+        }
+      ).status?.ipAddresses?.map((e) => e.owner.pod?.containerID) ?? [];
+    expect((await addresses()).sort()).toEqual(['c1', 'c2']);
+    expect(a?.address).toMatch(/^10\.9\.0\.\d+$/);
+    await release(client, { pools: ['pool-a'], attachment: { containerID: 'c1', ifName: 'net1' } });
+    expect(await addresses()).toEqual(['c2']);
+    await collectGarbage(client, { pools: ['pool-a'], network: 'web', valid: [] });
+    expect(await addresses()).toEqual([]);
+
     const pools = customObjects(kc, gvr(IP_POOL_RESOURCE), anyObject);
     const pool = (await pools.get('pool-a')) as unknown as Record<string, unknown>;
-    await pools.replaceStatus({
-      ...pool,
-      status: { ipAddresses: [], usage: { total: 125, used: 0 } },
-    } as never);
     await expectForbidden(pools.list());
     await expectForbidden(pools.patch('pool-a', { metadata: { labels: { a: 'b' } } }));
     await expectForbidden(pools.replace(pool as never));
+    await expectForbidden(pools.delete('pool-a'));
     await expectForbidden(customObjects(kc, gvr(VRF_RESOURCE), anyObject).list());
     await expectForbidden(customObjects(kc, NODES, anyObject).get(NODE));
   });
