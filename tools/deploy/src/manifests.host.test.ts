@@ -99,6 +99,21 @@ describe.each(KUSTOMIZATIONS)('%s', (k) => {
     ]);
   });
 
+  it("agent-netns's config names the FRR pathspace the fabrik-hbr image starts", async () => {
+    const entry = await readFile(
+      join(REPO_ROOT, 'deploy/images/fabrik-hbr/rootfs/usr/local/bin/fabrik-hbr'),
+      'utf8',
+    );
+    const started = /frrinit\.sh start (\S+)/.exec(entry)?.[1];
+    const config = parse(
+      (find(rendered(k), 'ConfigMap', 'fabrik-agent-netns-config').data as Record<string, string>)[
+        'agent-netns.yaml'
+      ]!,
+    ) as { frr?: { pathspace?: string } };
+    expect(started).toBeDefined();
+    expect(config.frr?.pathspace).toBe(started);
+  });
+
   it('every container has resources, drops every capability and cannot escalate; agents have probes', () => {
     for (const ds of rendered(k).filter((o) => o.kind === 'DaemonSet')) {
       const spec = podSpec(ds);
