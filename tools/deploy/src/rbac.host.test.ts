@@ -21,7 +21,7 @@ import { createKubernetesSource, createNodeStatusSink } from '@fabrik/agent-runt
 import { NODES, addNodeTaint, createEventRecorder, customObjects, isForbiddenError } from '@fabrik/kube';
 import { allocate, collectGarbage, ipPoolClient, release } from '@fabrik/ippool';
 import { runCommand, startCommand } from '@fabrik/netcore';
-import { startApiServer, type ApiServer } from '@fabrik/testkit';
+import { createTempNetns, startApiServer, startFrr, type ApiServer, type FrrInstance } from '@fabrik/testkit';
 import { EXPECTED_GRANTS, flattenRules } from './expected-rules.js';
 import { REPO_ROOT, kubectlPath, renderKustomization, type KubeObject } from './render.js';
 
@@ -431,6 +431,121 @@ describe('deploy/overlays/netns-kubernetes-source', () => {
   it('fabrik-hbr (agent-netns watching the API itself): the node agent calls are allowed; nothing else', async () => {
     await exerciseNodeAgent(serviceAccountKubeConfig('fabrik-hbr'), 'netns', 'FabrikNetnsReady');
   });
+
+  it("agent-netns itself, run with fabrik-hbr's token and a Kubernetes source: every call it makes is allowed", async () => {
+    // The daemon (in this machine's namespace, where the test API server is, managing a throwaway
+    // netns with its own FRR). This kernel has no vrf or 8021q module, so the intent starts empty:
+    // the agent applies its base state and reports provisioned; an object created afterwards
+    // reaches it through the watch and shows in its status.
+    for (const resource of [VRF_RESOURCE, LAYER2_NETWORK_RESOURCE]) {
+      const objects = customObjects(admin, gvr(resource), anyObject);
+      for (const o of (await objects.list()).items) await objects.delete(o.metadata.name);
+    }
+    const node = 'node-agent-netns';
+    const taint = { key: 'fabrik.dev/netns-not-ready', effect: 'NoSchedule' as const };
+    await customObjects(admin, NODES, anyObject).create({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: node },
+      spec: { taints: [taint] },
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'fabrik-rbac-agent-netns-'));
+    const hbr = await createTempNetns('rbacnn');
+    let frr: FrrInstance | undefined;
+    let logs = '';
+    let agent: ReturnType<typeof startCommand> | undefined;
+    try {
+      await hbr.ip('link', 'add', 'tr', 'type', 'veth', 'peer', 'name', 'tr-peer');
+      frr = await startFrr({ netns: hbr.name });
+      const configPath = join(dir, 'agent-netns.yaml');
+      await writeFile(
+        configPath,
+        stringify({
+          asn: 65001,
+          routerId: '192.0.2.9',
+          vtepIp: '192.0.2.9',
+          netns: hbr.name,
+          source: {
+            kind: 'kubernetes',
+            kubeconfig: api.writeServiceAccountKubeconfig('fabrik-system', 'fabrik-hbr'),
+          },
+          startupTaint: taint,
+          stateDir: join(dir, 'state'),
+          metricsAddress: '127.0.0.1:0',
+          healthAddress: '127.0.0.1:0',
+        }),
+      );
+      agent = startCommand(
+        process.execPath,
+        [
+          '--conditions=@fabrik/source',
+          '--import',
+          'tsx',
+          join(REPO_ROOT, 'apps/agent-netns/src/main.ts'),
+          'run',
+          '--config',
+          configPath,
+        ],
+        { cwd: REPO_ROOT, env: { ...process.env, NODE_NAME: node }, onOutput: (text) => (logs += text) },
+      );
+      const nns = async () =>
+        (await customObjects(admin, gvr(NODE_NETWORK_STATUS_RESOURCE), anyObject).get(node)) as unknown as {
+          metadata: { ownerReferences?: { kind: string; name: string }[] };
+          status?: { netns?: { configStatus?: string } };
+        };
+      const nodeObject = async () =>
+        (await customObjects(admin, NODES, anyObject).get(node)) as unknown as {
+          spec?: { taints?: unknown[] };
+          status?: { conditions?: { type: string; status: string }[] };
+        };
+      expect(await until('the netns section', async () => (await nns()).status?.netns, 60_000)).toMatchObject(
+        {
+          configStatus: 'provisioned',
+        },
+      );
+      expect((await nns()).metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'Node', name: node }),
+      ]);
+      await until('FabrikNetnsReady on the Node', async () =>
+        (await nodeObject()).status?.conditions?.some(
+          (c) => c.type === 'FabrikNetnsReady' && c.status === 'True',
+        ),
+      );
+      await until(
+        'the startup taint removed',
+        async () => ((await nodeObject()).spec?.taints ?? []).length === 0,
+      );
+      // Through the watch: a Layer2Network created now is this node's (no nodeSelector); the
+      // kernel cannot apply it, and the status says so, naming it, as does an Event.
+      await customObjects(admin, gvr(LAYER2_NETWORK_RESOURCE), anyObject).create({
+        apiVersion: 'network.fabrik.dev/v1alpha1',
+        kind: 'Layer2Network',
+        metadata: { name: 'late' },
+        spec: { vni: 2999, vlan: 999 },
+      });
+      await until('the late Layer2Network in the status', async () =>
+        JSON.stringify((await nns()).status?.netns).includes('late'),
+      );
+      await until('its Event about it', async () =>
+        (
+          await customObjects(admin, { group: '', version: 'v1', plural: 'events' }, anyObject).list({
+            namespace: 'default',
+          })
+        ).items.some(
+          (e) =>
+            (e as unknown as { source?: { component?: string } }).source?.component === 'fabrik-agent-netns',
+        ),
+      );
+      expect(logs).not.toMatch(/forbidden|\b403\b/i);
+    } finally {
+      agent?.kill('SIGTERM');
+      const exit = await agent?.exited;
+      await frr?.stop();
+      await hbr.destroy();
+      await rm(dir, { recursive: true, force: true });
+      expect(exit?.exitCode, logs.slice(-3000)).toBe(0);
+    }
+  }, 120_000);
 
   it('fabrik-hbr is granted exactly the expected rules', () => {
     const granted = flattenRules(api.rulesFor('fabrik-system', 'fabrik-hbr'));
