@@ -16,7 +16,7 @@ import {
   writeNodeSettings,
   DEBIAN_CNI_DIR,
 } from '../test/harness.js';
-import { hostVethName } from '../src/names.js';
+import { hostVethName } from '@fabrik/ovs-attachment';
 
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 30);
 const WARMUP = 3;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
 import { SPEC_VERSIONS, specHas } from '@fabrik/cni-skel';
-import { hostVethName } from './names.js';
+import { hostVethName } from '@fabrik/ovs-attachment';
 import {
   cnitool,
   createPluginSandbox,

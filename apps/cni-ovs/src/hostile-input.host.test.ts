@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
 import { CNI_OVS_OWNER, PortIds } from '@fabrik/api';
-import { hostVethName } from './names.js';
+import { hostVethName } from '@fabrik/ovs-attachment';
 import {
   createPluginSandbox,
   execPlugin,

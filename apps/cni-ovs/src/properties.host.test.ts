@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTempNetns, startOvs, uniqueName, type OvsInstance } from '@fabrik/testkit';
-import { NODE_LEVEL_FIELDS } from './config.js';
+import { NODE_LEVEL_FIELDS } from '@fabrik/ovs-attachment';
 import {
   createPluginSandbox,
   execPlugin,

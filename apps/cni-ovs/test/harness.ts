@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { runCommand } from '@fabrik/netcore';
 import { DEBIAN_CNI_DIR, cnitool as runCnitool, execCniPlugin, type CniExecResult } from '@fabrik/testkit';
 import { bundlePlugin } from '../scripts/bundle.js';
-import { hostVethName } from '../src/names.js';
+import { hostVethName } from '@fabrik/ovs-attachment';
 
 export { CNITOOL, DEBIAN_CNI_DIR } from '@fabrik/testkit';
 

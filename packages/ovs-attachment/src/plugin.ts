@@ -14,3 +14,8 @@ export function fabrikOvsPlugin(deps: () => Promise<PluginDeps>): PluginFuncs {
     status: async (args) => (await import('./commands/status.js')).cmdStatus(args, await deps()),
   };
 }
+
+/** The verbs as the fabrik-ovs process runs them by itself: one OVSDB connection per call. */
+export function standalonePlugin(env: PluginDeps['env']): PluginFuncs {
+  return fabrikOvsPlugin(async () => ({ env, openOvs: (await import('./ovs-session.js')).openOvsSession }));
+}

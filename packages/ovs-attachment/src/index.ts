@@ -1,6 +1,6 @@
-// @fabrik/cni-ovs: the fabrik-ovs CNI plugin. The binary is dist/fabrik-ovs (see README.md);
-// these exports serve tests, the benchmark and tools that embed the plugin.
-export { fabrikOvsPlugin } from './plugin.js';
+// @fabrik/ovs-attachment: the verbs of the fabrik-ovs CNI plugin as a library. The fabrik-ovs
+// binary (apps/cni-ovs) runs them by itself; agent-host runs them for it on its CNI socket.
+export { fabrikOvsPlugin, standalonePlugin } from './plugin.js';
 export { loadNetConf, NODE_LEVEL_FIELDS } from './config.js';
 export type { NetConf } from './config.js';
 export { resolveBridge } from './default-bridge.js';
