@@ -36,6 +36,7 @@ export {
   deletePorts,
   findPorts,
   waitForOfport,
+  waitForOfportInCache,
   waitForVswitchd,
   OVS_STATE_COLUMNS,
   planOvs,

@@ -22,7 +22,10 @@ import {
   OVS_OWNER_KEY,
   setPortVlan,
   waitForOfport,
+  waitForOfportInCache,
   waitForVswitchd,
+  isOvsdbTimeoutError,
+  OVS_STATE_COLUMNS,
   type OvsdbClient,
 } from './index.js';
 
@@ -277,6 +280,46 @@ describe('bridges and ports', () => {
         interfaceError: expect.stringContaining('No such device'),
       });
     } finally {
+      await deleteBridge(client, br, DEFAULT);
+    }
+  }, 120_000);
+
+  it('waitForOfportInCache: an ofport, an interface error, a timeout and a close, read from a monitor', async () => {
+    const br = uniqueName('fbr');
+    const late = uniqueName('fpl');
+    const missing = uniqueName('fmi');
+    await ensureBridge(client, { name: br, datapathType: 'netdev' });
+    const monitored = await connectOvsdb(ovs.endpoint);
+    try {
+      await monitored.monitor(OVS_STATE_COLUMNS);
+      // Waiting starts before the interface exists: it is found when the update brings it.
+      const ofport = waitForOfportInCache(monitored, late, { timeoutMs: VSWITCHD_TIMEOUT_MS });
+      await addPort(client, { bridge: br, name: late, type: 'internal', ofportRequest: 78 });
+      expect(await ofport).toBe(78);
+      // Already in the cache: answered from it.
+      expect(await waitForOfportInCache(monitored, late, { timeoutMs: VSWITCHD_TIMEOUT_MS })).toBe(78);
+
+      await addPort(client, { bridge: br, name: missing });
+      const failed = await caught(
+        waitForOfportInCache(monitored, missing, { timeoutMs: VSWITCHD_TIMEOUT_MS }),
+      );
+      expect(isOvsInterfaceError(failed)).toBe(true);
+      expect(failed).toMatchObject({
+        interfaceName: missing,
+        interfaceError: expect.stringContaining('No such device'),
+      });
+
+      const never = await caught(waitForOfportInCache(monitored, uniqueName('fnv'), { timeoutMs: 300 }));
+      expect(isOvsdbTimeoutError(never)).toBe(true);
+      expect(never).toMatchObject({ timeoutMs: 300 });
+
+      const closing = caught(
+        waitForOfportInCache(monitored, uniqueName('fnv'), { timeoutMs: VSWITCHD_TIMEOUT_MS }),
+      );
+      await monitored.close();
+      expect(isOvsdbConnectionError(await closing)).toBe(true);
+    } finally {
+      await monitored.close();
       await deleteBridge(client, br, DEFAULT);
     }
   }, 120_000);

@@ -14,7 +14,7 @@ export type {
   ObservedForAddPorts,
   PortOutcome,
 } from './ports.js';
-export { waitForOfport, waitForVswitchd } from './vswitchd.js';
+export { waitForOfport, waitForOfportInCache, waitForVswitchd } from './vswitchd.js';
 export {
   OVS_STATE_COLUMNS,
   planOvs,

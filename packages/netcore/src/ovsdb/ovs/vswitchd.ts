@@ -3,6 +3,7 @@ import { InterfaceName } from '@fabrik/api';
 import type { OvsdbClient } from '../client/index.js';
 import {
   OvsInterfaceError,
+  OvsdbConnectionError,
   OvsdbNotFoundError,
   OvsdbProtocolError,
   OvsdbTimeoutError,
@@ -63,6 +64,64 @@ export async function waitForOfport(
   if (iface.error !== undefined || iface.ofport === undefined || iface.ofport < 0)
     throw new OvsInterfaceError(interfaceName, iface.error);
   return iface.ofport;
+}
+
+/**
+ * {@link waitForOfport} for a client that holds a monitor of the Interface table's `name`, `ofport`
+ * and `error` columns (agent-host's `OVS_STATE_COLUMNS`): waits in the client's cache, which the
+ * server's updates keep current, instead of a server-side `wait` per interface, so that many
+ * waits cost the server nothing. The interface may appear in the cache after the call (the
+ * transaction that created it and the update that reports it arrive in either order). Throws
+ * {@link OvsInterfaceError} with the Interface `error` column when vswitchd could not set it up,
+ * {@link OvsdbTimeoutError} after `timeoutMs` (also when it never appeared), and
+ * {@link OvsdbConnectionError} when the client closes meanwhile.
+ */
+export async function waitForOfportInCache(
+  client: OvsdbClient,
+  interfaceName: string,
+  options: { timeoutMs: number },
+): Promise<number> {
+  check(InterfaceName, interfaceName, 'interfaceName');
+  checkInt(options.timeoutMs, 0, 2 ** 31 - 1, 'timeoutMs');
+  // The first ofport vswitchd writes decides, as with the server-side wait: -1 means it failed.
+  const settled = (): { ofport: number } | { error: string | undefined } | undefined => {
+    if (!client.cache.synced) return undefined;
+    for (const row of client.cache.Interface.values()) {
+      if (row.name !== interfaceName || row.ofport === undefined) continue;
+      return row.ofport >= 0 && row.error === undefined ? { ofport: row.ofport } : { error: row.error };
+    }
+    return undefined;
+  };
+  return new Promise<number>((resolve, reject) => {
+    const finish = (outcome: ReturnType<typeof settled>): boolean => {
+      if (outcome === undefined) return false;
+      stop();
+      if ('ofport' in outcome) resolve(outcome.ofport);
+      else reject(new OvsInterfaceError(interfaceName, outcome.error));
+      return true;
+    };
+    const timer = setTimeout(() => {
+      stop();
+      reject(
+        new OvsdbTimeoutError(
+          `interface ${JSON.stringify(interfaceName)} got no ofport from ovs-vswitchd`,
+          options.timeoutMs,
+        ),
+      );
+    }, options.timeoutMs);
+    const offUpdate = client.onCacheUpdate(() => finish(settled()));
+    const offState = client.onStateChange((state) => {
+      if (state !== 'closed') return;
+      stop();
+      reject(new OvsdbConnectionError(client.endpoint, 'closed while waiting for an ofport'));
+    });
+    function stop(): void {
+      clearTimeout(timer);
+      offUpdate();
+      offState();
+    }
+    finish(settled());
+  });
 }
 
 /**
