@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 //   *.host.test.ts  host integration: the host kernel in throwaway netns, real OVS and FRR (root)
 //   *.lab.test.ts   lab: need the full kernel (vrf, 8021q, dummy); run inside User-Mode Linux by
 //                   `npm run test:lab`, all files in one vitest process (see tools/lab/README.md)
+// The project host-fast-path runs fabrik-ovs's host tests a second time, through agent-host.
 // Workspace packages resolve to their TypeScript sources (package.json `exports` condition).
 const resolve = { conditions: ['@fabrik/source', 'module', 'node', 'development|production'] };
 const ssr = { resolve: { conditions: resolve.conditions, externalConditions: ['@fabrik/source'] } };
@@ -35,6 +36,23 @@ export default defineConfig({
           name: 'host',
           sequence: { groupOrder: 1 },
           include: roots.map((r) => `${r}/**/*.host.test.ts`),
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+      {
+        // fabrik-ovs's host tests once more, with every verb handed to agent-host's CNI socket (the
+        // fast path): both paths must give the same results and errors (apps/cni-ovs/test/harness.ts).
+        resolve,
+        ssr,
+        test: {
+          name: 'host-fast-path',
+          sequence: { groupOrder: 1 },
+          include: ['apps/cni-ovs/src/*.host.test.ts'],
+          exclude: ['apps/cni-ovs/src/fast-path.host.test.ts'],
+          env: { FABRIK_CNI_TEST_PATH: 'agent-host' },
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: true,

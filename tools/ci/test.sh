@@ -18,7 +18,7 @@ stage lint npx eslint . --max-warnings=0
 stage format npx prettier --check .
 stage typecheck npx nx run-many -t typecheck --outputStyle=static
 stage build npx nx run-many -t build --outputStyle=static
-stage unit+host npx vitest run --project unit --project host --reporter=default --reporter=json --outputFile.json="$results/host.json"
+stage unit+host npx vitest run --project unit --project host --project host-fast-path --reporter=default --reporter=json --outputFile.json="$results/host.json"
 stage lab node --conditions=@fabrik/source --import tsx tools/lab/src/cli.ts test --reporter=default --reporter=json --outputFile.json="$results/lab.json"
 
 if ((${#failed_stages[@]})); then echo; echo "FAILED stages: ${failed_stages[*]}"; else echo; echo "all stages passed"; fi

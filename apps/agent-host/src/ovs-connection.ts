@@ -12,6 +12,8 @@ export interface OvsConnection {
   ready(): boolean;
   /** Why not ready, for status and health. */
   problem(): string | undefined;
+  /** The client once it is ready (at once when it is), or undefined after `timeoutMs` without. */
+  readyClient(timeoutMs: number): Promise<OvsdbClient | undefined>;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,12 @@ export function openOvsConnection(options: OvsConnectionOptions): OvsConnection 
   let lastError = 'not connected yet';
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
+  const isReady = () => client !== undefined && client.state === 'connected' && client.cache.synced;
+  /** Callers of readyClient waiting for the connection (and its cache) to come up. */
+  const readyWaiters = new Set<() => void>();
+  const wakeReadyWaiters = () => {
+    for (const wake of readyWaiters) wake();
+  };
 
   const attempt = async (delayMs: number): Promise<void> => {
     if (closed) return;
@@ -43,10 +51,14 @@ export function openOvsConnection(options: OvsConnectionOptions): OvsConnection 
         logger,
         timeoutMs: 10_000,
       });
-      c.onCacheUpdate(options.onCacheUpdate);
+      c.onCacheUpdate((changes) => {
+        options.onCacheUpdate(changes);
+        wakeReadyWaiters();
+      });
       c.onStateChange((state) => {
         if (state === 'connected') options.onConnected();
         else lastError = `ovsdb ${state}`;
+        wakeReadyWaiters();
       });
       // The columns the planner reads: not the statistics ovs-vswitchd rewrites every few seconds.
       await c.monitor(OVS_STATE_COLUMNS);
@@ -64,21 +76,38 @@ export function openOvsConnection(options: OvsConnectionOptions): OvsConnection 
     client = c;
     logger.info({ endpoint: options.endpoint }, 'ovsdb: connected');
     options.onConnected();
+    wakeReadyWaiters();
   };
   void attempt(retry.initialMs);
 
   return {
     client: () => client,
-    ready: () => client !== undefined && client.state === 'connected' && client.cache.synced,
+    ready: isReady,
     problem: () =>
       client === undefined
         ? `ovsdb ${options.endpoint}: ${lastError}`
         : client.state !== 'connected' || !client.cache.synced
           ? `ovsdb ${options.endpoint}: ${client.state}, cache ${client.cache.synced ? 'synced' : 'not synced'}`
           : undefined,
+    readyClient: (timeoutMs) =>
+      new Promise((resolve) => {
+        const settle = () => {
+          if (!isReady() && !closed) return;
+          readyWaiters.delete(settle);
+          clearTimeout(expiry);
+          resolve(isReady() ? client : undefined);
+        };
+        const expiry = setTimeout(() => {
+          readyWaiters.delete(settle);
+          resolve(undefined);
+        }, timeoutMs);
+        readyWaiters.add(settle);
+        settle();
+      }),
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      wakeReadyWaiters();
       await client?.close();
     },
   };
@@ -95,7 +124,13 @@ export async function connectOvsOnce(endpoint: string, logger: Logger): Promise<
     client = await connectOvsdb(endpoint, { logger, timeoutMs: 10_000 });
   } catch (e) {
     const why = `ovsdb ${endpoint}: ${e instanceof Error ? e.message : String(e)}`;
-    return { client: () => undefined, ready: () => false, problem: () => why, close: async () => {} };
+    return {
+      client: () => undefined,
+      ready: () => false,
+      problem: () => why,
+      readyClient: async () => undefined,
+      close: async () => {},
+    };
   }
   try {
     await client.monitor(OVS_STATE_COLUMNS);
@@ -103,10 +138,12 @@ export async function connectOvsOnce(endpoint: string, logger: Logger): Promise<
     await client.close();
     throw e;
   }
+  const ready = () => client.state === 'connected' && client.cache.synced;
   return {
     client: () => client,
-    ready: () => client.state === 'connected' && client.cache.synced,
+    ready,
     problem: () => (client.state === 'connected' ? undefined : `ovsdb ${endpoint}: ${client.state}`),
+    readyClient: async () => (ready() ? client : undefined),
     close: () => client.close(),
   };
 }

@@ -23,6 +23,7 @@ import { createEventRecorder, loadKubeConfig, type Condition, type EventRecorder
 import { createNetlink } from '@fabrik/netcore/netlink';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { reconcileHost, type HostAgentContext, type WatchedNames } from './host-agent.js';
+import { fabrikOvsVerbs, serveCniSocket } from './cni-socket.js';
 import { createJournalStore } from './journal.js';
 import { openOvsConnection } from './ovs-connection.js';
 import { createRelay } from './relay.js';
@@ -32,8 +33,8 @@ import { netlinkDriftTrigger, ovsChangeReason } from './triggers.js';
 // `fabrik-agent-host run`: the daemon. Wires the pieces: intent source (Kubernetes or a file), the
 // held OVSDB connection, netlink, the journal store, the relay for the HBR container, status
 // (NodeNetworkStatus `host` + Node condition, or a file without a cluster), Events, metrics,
-// health, and the drift triggers. The CNI fast path (issue 15) joins here: it gets the same held
-// OVSDB connection (`ovs.client()`) and netlink handle.
+// health, the drift triggers, and the CNI fast path (`cniSocket`: fabrik-ovs's verbs run here, on
+// the same held OVSDB connection).
 
 const KINDS = [
   { kind: 'VRF', resource: VRF_RESOURCE },
@@ -132,17 +133,30 @@ export async function runAgent(
     vswitchdTimeoutMs: 30_000,
     ...(options.afterJournalStep ? { afterJournalStep: options.afterJournalStep } : {}),
   };
-  if (config.cniSocket)
-    logger.warn(
-      { cniSocket: config.cniSocket },
-      'cniSocket is set, but the CNI fast path is not served yet (issue 15)',
-    );
   const relay = config.relay
     ? createRelay({
         intentFile: config.relay.intentFile,
         statusFile: config.relay.statusFile,
         netnsStatus: sinks.netns,
         logger,
+      })
+    : undefined;
+  const cniRequests = metrics.counter('cni_requests_total', 'CNI invocations answered on the CNI socket', [
+    'command',
+    'result',
+  ]);
+  const cniSeconds = metrics.histogram('cni_request_duration_seconds', 'CNI invocations on the CNI socket', [
+    'command',
+  ]);
+  const cni = config.cniSocket
+    ? await serveCniSocket({
+        path: config.cniSocket,
+        logger,
+        plugin: fabrikOvsVerbs(ovs, config.ovsdbSocket),
+        onAnswered: (command, exitCode, seconds) => {
+          cniRequests.inc({ command, result: exitCode === 0 ? 'success' : 'error' });
+          cniSeconds.observe({ command }, seconds);
+        },
       })
     : undefined;
   await relay?.start();
@@ -250,6 +264,7 @@ export async function runAgent(
     });
   } finally {
     relay?.stop();
+    await cni?.close();
     await ovs.close();
     await events?.flush();
   }

@@ -1,5 +1,11 @@
 // Test helpers for the plugin: a private build of the bundle, a CNI bin dir, direct execution and
 // libcni's cnitool, and probes of what is left on the host (ports, veths, IPAM leases).
+//
+// Both paths of the plugin run the same tests: by itself (`standalone`), or handing every verb to
+// agent-host's CNI socket (`agent-host`, the fast path). FABRIK_CNI_TEST_PATH picks the path of a
+// test run (the vitest project `host-fast-path` sets it); a sandbox of the agent-host path starts
+// agent-host on the test's OVSDB when its settings are first written, and names its socket in
+// every settings file it writes.
 import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -8,12 +14,27 @@ import { runCommand } from '@fabrik/netcore';
 import { DEBIAN_CNI_DIR, cnitool as runCnitool, execCniPlugin, type CniExecResult } from '@fabrik/testkit';
 import { bundlePlugin } from '../scripts/bundle.js';
 import { hostVethName } from '@fabrik/ovs-attachment';
+import { startAgentHost, type AgentHostProcess } from './agent-host.js';
 
 export { CNITOOL, DEBIAN_CNI_DIR } from '@fabrik/testkit';
+
+/** How the plugin's verbs run: in the plugin process, or in agent-host (the fast path). */
+export type CniPath = 'standalone' | 'agent-host';
+
+/** The path of this test run (FABRIK_CNI_TEST_PATH, default `standalone`). */
+export function cniTestPath(): CniPath {
+  const path = process.env['FABRIK_CNI_TEST_PATH'] ?? 'standalone';
+  if (path !== 'standalone' && path !== 'agent-host')
+    throw new Error(`FABRIK_CNI_TEST_PATH=${path}: must be standalone or agent-host`);
+  return path;
+}
 
 /** A private directory per test file: the bundled plugin, confs, the CNI cache, host-local data. */
 export interface PluginSandbox {
   readonly dir: string;
+  readonly path: CniPath;
+  /** The agent serving the fast path once started (agent-host path only, see {@link writeNodeSettings}). */
+  readonly agent: AgentHostProcess | undefined;
   readonly binDir: string;
   readonly plugin: string;
   readonly cniPath: string;
@@ -25,18 +46,30 @@ export interface PluginSandbox {
   readonly codeCacheDir: string;
   /** The node settings file every call gets through FABRIK_CNI_CONFIG (see {@link writeNodeSettings}). */
   readonly settingsPath: string;
+  /** Starts agent-host on `ovsdbSocket` unless it runs (then returns the running one). */
+  startAgent(ovsdbSocket: string): Promise<AgentHostProcess>;
+  /** Stops the agent, removes the directory. */
   remove(): Promise<void>;
 }
 
-/** Bundles the plugin with scripts/bundle.ts into a private directory. */
-export async function createPluginSandbox(): Promise<PluginSandbox> {
+/** Bundles the plugin with scripts/bundle.ts into a private directory; `path` defaults to {@link cniTestPath}. */
+export async function createPluginSandbox(path: CniPath = cniTestPath()): Promise<PluginSandbox> {
   const dir = await mkdtemp(join(tmpdir(), 'fabrik-cni-'));
   const binDir = join(dir, 'bin');
   const plugin = join(binDir, 'fabrik-ovs');
   await mkdir(binDir);
   await bundlePlugin(plugin);
+  let agent: AgentHostProcess | undefined;
   const sb: PluginSandbox = {
     dir,
+    path,
+    get agent() {
+      return agent;
+    },
+    startAgent: async (ovsdbSocket) => {
+      if (!agent?.running) agent = await startAgentHost(join(dir, 'agent-host'), ovsdbSocket);
+      return agent;
+    },
     binDir,
     plugin,
     cniPath: `${binDir}:${DEBIAN_CNI_DIR}`,
@@ -46,7 +79,10 @@ export async function createPluginSandbox(): Promise<PluginSandbox> {
     cnitoolCache: join(dir, 'cnitool-cache'),
     codeCacheDir: join(dir, 'code-cache'),
     settingsPath: join(dir, 'fabrik.d', 'config.yaml'),
-    remove: () => rm(dir, { recursive: true, force: true }),
+    remove: async () => {
+      await agent?.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
   };
   await mkdir(sb.confDir);
   return sb;
@@ -64,15 +100,20 @@ export function sandboxSettings(sb: PluginSandbox, ovsdbSocket: string): Record<
 
 /**
  * Writes a node settings file (YAML, as an installer would) and returns its path: the sandbox's
- * own (`sb.settingsPath`) unless `file` names another one in the sandbox.
+ * own (`sb.settingsPath`) unless `file` names another one in the sandbox. On the agent-host path,
+ * the file names the agent's socket (`agentHostSocket`), and the agent is started on the
+ * settings' OVSDB first if it does not run yet.
  */
 export async function writeNodeSettings(
   sb: PluginSandbox,
   settings: Record<string, unknown>,
   file = sb.settingsPath,
 ): Promise<string> {
+  const ovsdbSocket = settings['ovsdbSocket'];
+  const agent =
+    sb.path === 'agent-host' && typeof ovsdbSocket === 'string' ? await sb.startAgent(ovsdbSocket) : sb.agent;
   await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, stringify(settings));
+  await writeFile(file, stringify(agent ? { ...settings, agentHostSocket: agent.socket } : settings));
   return file;
 }
 
@@ -93,11 +134,19 @@ export async function execPlugin(
   } = {},
 ): Promise<ExecResult> {
   const { binary, env, ...rest } = opts;
-  return execCniPlugin(binary ?? sb.plugin, command, conf, {
+  const r = await execCniPlugin(binary ?? sb.plugin, command, conf, {
     ...rest,
     path: sb.cniPath,
-    env: { FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir, FABRIK_CNI_CONFIG: sb.settingsPath, ...env },
+    env: {
+      FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir,
+      FABRIK_CNI_CONFIG: sb.settingsPath,
+      ...fastPathEnv(sb),
+      ...env,
+    },
   });
+  // Another binary (Debian's, for comparison) says nothing about the path it took.
+  if (!binary) pathTaken(sb, env?.['FABRIK_CNI_CONFIG'] ?? sb.settingsPath, r.stderr);
+  return r;
 }
 
 /** Writes `<name>.conflist` into the sandbox's NETCONFPATH. */
@@ -121,13 +170,35 @@ export async function cnitool(
   netnsPath: string,
   opts: { ifname?: string; args?: string; capArgs?: unknown } = {},
 ): Promise<string> {
+  const settingsPath = sb.settingsPath;
   return runCnitool(verb, net, netnsPath, {
     ...opts,
     confDir: sb.confDir,
     path: sb.cniPath,
     cacheDir: sb.cnitoolCache,
-    env: { FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir, FABRIK_CNI_CONFIG: sb.settingsPath },
+    env: { FABRIK_OVS_CODE_CACHE_DIR: sb.codeCacheDir, FABRIK_CNI_CONFIG: settingsPath, ...fastPathEnv(sb) },
+    onStderr: (stderr) => pathTaken(sb, settingsPath, stderr),
   });
+}
+
+/** On the agent-host path the plugin says on stderr when it did a verb itself (see {@link pathTaken}). */
+function fastPathEnv(sb: PluginSandbox): Record<string, string> {
+  return sb.path === 'agent-host' ? { FABRIK_CNI_LOG_LEVEL: 'debug' } : {};
+}
+
+/**
+ * On the agent-host path, while the agent runs, a call with the sandbox's own settings file (which
+ * names the agent's socket) must have been answered by the agent: a plugin that did the work
+ * itself fails the test, so that the agent-host run of a test cannot pass on the standalone path.
+ */
+function pathTaken(sb: PluginSandbox, settingsPath: string, stderr: string): void {
+  if (
+    sb.path === 'agent-host' &&
+    sb.agent?.running === true &&
+    settingsPath === sb.settingsPath &&
+    /done by this process/.test(stderr)
+  )
+    throw new Error(`the plugin did not use agent-host's CNI socket: ${stderr}`);
 }
 
 /** Names of host veths that start with `fovs`. */

@@ -168,9 +168,8 @@ export {
 } from './routing-intent/parse.js';
 export type { FrrIntentIssue } from './routing-intent/parse.js';
 export { pathText } from './routing-intent/path.js';
+export { CNI_NODE_SETTINGS_PATH, CNI_NODE_SETTINGS_ENV } from './config/cni-settings-file.js';
 export {
-  CNI_NODE_SETTINGS_PATH,
-  CNI_NODE_SETTINGS_ENV,
   DEFAULT_CNI_CACHE_DIR,
   DEFAULT_IPAM_KUBECONFIG,
   CniNodeSettings,

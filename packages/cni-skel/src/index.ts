@@ -1,8 +1,14 @@
 // A CNI plugin skeleton (the TypeScript counterpart of libcni's pkg/skel) and what every fabrik
 // plugin process needs around it: the node settings file, bounded file-system steps, `install`.
-export { runPlugin, jsonDepth, MAX_CONTAINER_ID_LENGTH, MAX_CONFIG_DEPTH } from './run-plugin.js';
+export {
+  runPlugin,
+  invocationErrorJson,
+  jsonDepth,
+  MAX_CONTAINER_ID_LENGTH,
+  MAX_CONFIG_DEPTH,
+} from './run-plugin.js';
 export type { CmdArgs, CniCommand, PluginFuncs, PluginIo, PluginOptions } from './run-plugin.js';
-export { runCniMain } from './main.js';
+export { runCniMain, CNI_LOG_LEVEL_ENV } from './main.js';
 export type { CniMainOptions } from './main.js';
 export { CniError, CniErrorCode, isCniError, toErrorJson } from './errors.js';
 export { SPEC_VERSIONS, compareVersions, negotiateVersion, specHas, isSpecVersion } from './versions.js';
@@ -43,3 +49,14 @@ export type {
   InstallNodeOptions,
   ServiceAccountCredentials,
 } from './install-node.js';
+export {
+  FAST_PATH_PROTOCOL_VERSION,
+  MAX_FAST_PATH_MESSAGE_BYTES,
+  encodeFastPathMessage,
+  fastPathRefusal,
+  parseFastPathRequest,
+  parseFastPathResponse,
+} from './fast-path.js';
+export type { FastPathRequest, FastPathResponse, FastPathAnswer, FastPathRefusal } from './fast-path.js';
+export { agentHostSocketOf, callAgent } from './fast-path-client.js';
+export type { AgentCallOutcome } from './fast-path-client.js';

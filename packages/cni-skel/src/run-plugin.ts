@@ -68,14 +68,16 @@ export const MAX_CONFIG_DEPTH = 64;
  */
 export async function runPlugin(funcs: PluginFuncs, options: PluginOptions, io: PluginIo): Promise<number> {
   const versions = options.versions ?? SPEC_VERSIONS;
-  const newest = [...versions].sort(compareVersions).at(-1) ?? '1.1.0';
-  // Errors are written in the config's version whenever it can be read at all.
-  const requested = tryRequestedVersion(io.stdin);
-  let cniVersion = requested && versions.includes(requested) ? requested : newest;
+  let cniVersion = errorVersion(io.stdin, versions);
   try {
     const command = parseCommand(io.env['CNI_COMMAND']);
     if (command === 'VERSION') {
-      io.stdout(JSON.stringify({ cniVersion: requested ?? newest, supportedVersions: versions }));
+      io.stdout(
+        JSON.stringify({
+          cniVersion: tryRequestedVersion(io.stdin) ?? newest(versions),
+          supportedVersions: versions,
+        }),
+      );
       return 0;
     }
     let validated: Awaited<ReturnType<typeof validateInput>>;
@@ -137,6 +139,22 @@ export async function runPlugin(funcs: PluginFuncs, options: PluginOptions, io: 
     io.stdout(JSON.stringify(toErrorJson(cniVersion, e)));
     return 1;
   }
+}
+
+/**
+ * The error JSON of an invocation that failed before its verb could run (the config is not even
+ * looked at), written like {@link runPlugin} writes its errors.
+ */
+export function invocationErrorJson(stdin: string, options: PluginOptions, e: unknown): string {
+  return JSON.stringify(toErrorJson(errorVersion(stdin, options.versions ?? SPEC_VERSIONS), e));
+}
+
+const newest = (versions: readonly string[]): string => [...versions].sort(compareVersions).at(-1) ?? '1.1.0';
+
+/** Errors are written in the config's version whenever it can be read at all, else the newest. */
+function errorVersion(stdin: string, versions: readonly string[]): string {
+  const requested = tryRequestedVersion(stdin);
+  return requested && versions.includes(requested) ? requested : newest(versions);
 }
 
 function parseCommand(value: string | undefined): CniCommand {

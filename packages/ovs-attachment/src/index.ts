@@ -8,4 +8,5 @@ export { hostVethName, HOST_VETH_PREFIX, MAX_NETWORK_NAME_LENGTH } from './names
 export { vlanSettings } from './ovs.js';
 export type { OvsSession, AttachedPort, VlanSettings, OpenOvs } from './ovs.js';
 export { PluginErrorCode } from './codes.js';
+export { openOvsSession, monitoredOvsSession } from './ovs-session.js';
 export type { PluginDeps } from './commands/context.js';

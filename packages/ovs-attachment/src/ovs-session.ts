@@ -5,6 +5,7 @@ import {
   deletePorts,
   findPorts,
   waitForOfport,
+  waitForOfportInCache,
   where,
   selectedRows,
   isOvsdbConnectionError,
@@ -12,6 +13,7 @@ import {
   isOvsInterfaceError,
   isOvsdbOwnershipError,
   isOvsdbNotFoundError,
+  type OvsdbClient,
 } from '@fabrik/netcore/ovsdb';
 import type { CniNodeSettings } from '@fabrik/api';
 import { PluginErrorCode } from './codes.js';
@@ -21,14 +23,32 @@ import { CniError, CniErrorCode } from '@fabrik/cni-skel';
 
 /**
  * Opens a session on the OVSDB of `settings.ovsdbSocket` with netcore's RFC 7047 client (one
- * connection per invocation, no monitor: the plugin only reads what it needs). Rows are created
- * with `fabrik-owner=cni-ovs`; netcore refuses to change or delete rows without an owner mark.
+ * connection per invocation, no monitor: the plugin only reads what it needs; the ofport is
+ * awaited with a server-side `wait`). Closing the session closes the connection.
  */
 export async function openOvsSession(settings: CniNodeSettings): Promise<OvsSession> {
   const endpoint = settings.ovsdbSocket;
   const client = await mapOvsErrors(endpoint, () =>
     connectOvsdb(endpoint, { timeoutMs: settings.timeouts.ovsdbTimeoutMs, reconnect: false }),
   );
+  return sessionOver(client, waitForOfport, () => void client.close());
+}
+
+/**
+ * A session on a connection someone else holds (agent-host's), whose monitor keeps the Interface
+ * table's `ofport` and `error` in its cache: the ofport is awaited there, with no request per
+ * port. Closing the session leaves the connection open.
+ */
+export function monitoredOvsSession(client: OvsdbClient): OvsSession {
+  return sessionOver(client, waitForOfportInCache, () => undefined);
+}
+
+/**
+ * The session's operations over `client`. Rows are created with `fabrik-owner=cni-ovs`; netcore
+ * refuses to change or delete rows without an owner mark. Errors become the plugin's CNI errors.
+ */
+function sessionOver(client: OvsdbClient, ofportWait: typeof waitForOfport, close: () => void): OvsSession {
+  const endpoint = client.endpoint;
   const call = <T>(fn: () => Promise<T>) => mapOvsErrors(endpoint, fn);
   return {
     addPort: async ({ bridge, name, vlan, externalIds }) => {
@@ -50,7 +70,7 @@ export async function openOvsSession(settings: CniNodeSettings): Promise<OvsSess
     },
     waitForOfport: async (name, timeoutMs) => {
       try {
-        return await call(() => waitForOfport(client, name, { timeoutMs }));
+        return await call(() => ofportWait(client, name, { timeoutMs }));
       } catch (e) {
         // The database answered; ovs-vswitchd did not attach the interface in time (busy or down).
         if (e instanceof CniError && e.code === CniErrorCode.tryAgainLater && isOvsdbTimeoutError(e.cause)) {
@@ -96,9 +116,7 @@ export async function openOvsSession(settings: CniNodeSettings): Promise<OvsSess
       const [res] = await call(() => client.transact(where('Bridge', ['name', '==', name]).select('_uuid')));
       return selectedRows('Bridge', res).length > 0;
     },
-    close: () => {
-      void client.close();
-    },
+    close,
   };
 }
 

@@ -17,5 +17,9 @@ export function fabrikOvsPlugin(deps: () => Promise<PluginDeps>): PluginFuncs {
 
 /** The verbs as the fabrik-ovs process runs them by itself: one OVSDB connection per call. */
 export function standalonePlugin(env: PluginDeps['env']): PluginFuncs {
-  return fabrikOvsPlugin(async () => ({ env, openOvs: (await import('./ovs-session.js')).openOvsSession }));
+  return fabrikOvsPlugin(async () => ({
+    env,
+    openOvs: (await import('./ovs-session.js')).openOvsSession,
+    stderr: (text) => process.stderr.write(text),
+  }));
 }

@@ -85,6 +85,8 @@ export interface CnitoolOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Kill cnitool after this long (default 60 s). */
   readonly timeoutMs?: number;
+  /** Called with cnitool's stderr (the plugins' notes pass through it), whether it succeeded or not. */
+  readonly onStderr?: (stderr: string) => void;
 }
 
 /**
@@ -108,10 +110,15 @@ export async function cnitool(
     ...(options.capArgs ? { CAP_ARGS: JSON.stringify(options.capArgs) } : {}),
     ...options.env,
   };
-  return (
-    await runCommand(CNITOOL, [verb, net, netnsPath], {
+  try {
+    const r = await runCommand(CNITOOL, [verb, net, netnsPath], {
       env,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    })
-  ).stdout;
+    });
+    options.onStderr?.(r.stderr);
+    return r.stdout;
+  } catch (e) {
+    if (isCommandError(e)) options.onStderr?.(e.stderr);
+    throw e;
+  }
 }

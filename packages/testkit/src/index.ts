@@ -3,6 +3,8 @@ export type { TempNetns } from './netns-sandbox.js';
 export { startOvs } from './ovs.js';
 export type { OvsInstance, StartOvsOptions } from './ovs.js';
 export { startFrr } from './frr.js';
+export { createGatedIpam } from './gated-ipam.js';
+export type { GatedIpam } from './gated-ipam.js';
 export type { FrrInstance, StartFrrOptions } from './frr.js';
 export { startApiServer } from './apiserver/server.js';
 export type { ApiServer, StartApiServerOptions } from './apiserver/server.js';

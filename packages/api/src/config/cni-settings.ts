@@ -7,11 +7,6 @@ import { AbsolutePath } from './common.js';
 // written by the installer. They steer a root process (paths it writes, the OVSDB it talks to,
 // the credentials it uses), so they never come from a network config, which tenants can write.
 
-/** Where the plugins read their node settings (beside the CNI configs, in a directory libcni ignores). */
-export const CNI_NODE_SETTINGS_PATH = '/etc/cni/net.d/fabrik.d/config.yaml';
-/** Environment variable of the plugin process that points at another settings file. */
-export const CNI_NODE_SETTINGS_ENV = 'FABRIK_CNI_CONFIG';
-
 /** Where fabrik-ovs remembers attachments between ADD and DEL; on disk, so it survives a reboot. */
 export const DEFAULT_CNI_CACHE_DIR = '/var/lib/cni/fabrik-ovs';
 /** The kubeconfig fabrik-ipam uses, written by the installer beside the settings file. */

@@ -32,8 +32,7 @@ export async function cmdDel(args: CmdArgs, deps: PluginDeps): Promise<void> {
     : undefined;
   const hostName = cached?.hostIfname ?? hostVethName(args.containerId, args.ifname);
   let portLeftForGc = false;
-  const note = (what: string) =>
-    process.stderr.write(`fabrik-ovs: DEL ${args.containerId}/${args.ifname}: ${what}\n`);
+  const note = (what: string) => deps.stderr(`fabrik-ovs: DEL ${args.containerId}/${args.ifname}: ${what}\n`);
 
   const steps: Array<Promise<unknown>> = [
     attachmentVethDel(hostName, args.containerId, args.ifname).then((outcome) => {
