@@ -187,6 +187,7 @@ export async function serveCniSocket(options: CniSocketOptions): Promise<CniSock
       else logger.info({ ...log, error: stdout }, 'cni: answered with an error');
       return { exitCode, stdout, stderr };
     };
+    logger.debug({ command, attachment }, 'cni: received');
     // GC and STATUS name no attachment: they run beside everything else.
     return attachment === undefined ? run() : serialized(attachment, run);
   };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startOvs, uniqueName, type OvsInstance } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
 import {
+  answeredByAgent,
   createPluginSandbox,
   hostVeths,
   leasedIps,
@@ -112,6 +113,7 @@ async function ports(): Promise<string[]> {
 
 describe('through podman (CNI backend)', () => {
   it('attaches a container with the requested IP, MAC and interface name and cleans up on removal', async () => {
+    const from = sb.agent?.logs.length ?? 0;
     const out = await podman(
       'run',
       '--rm',
@@ -129,6 +131,8 @@ describe('through podman (CNI backend)', () => {
     expect(out).toContain('inet 10.55.0.77/24');
     expect(await ports()).toEqual([]);
     expect(await leasedIps(sb, net)).toEqual([]);
+    // On the agent-host path, podman's plugin calls were answered by the agent.
+    expect(answeredByAgent(sb, from)).toEqual(sb.path === 'agent-host' ? ['ADD', 'DEL'] : []);
   });
 
   it('two containers on the network ping each other; removing them leaves no port, veth or IP', async () => {

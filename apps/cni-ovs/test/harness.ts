@@ -113,7 +113,7 @@ export async function writeNodeSettings(
   const agent =
     sb.path === 'agent-host' && typeof ovsdbSocket === 'string' ? await sb.startAgent(ovsdbSocket) : sb.agent;
   await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, stringify(agent ? { ...settings, agentHostSocket: agent.socket } : settings));
+  await writeFile(file, stringify(agent ? { agentHostSocket: agent.socket, ...settings } : settings));
   return file;
 }
 
@@ -199,6 +199,17 @@ function pathTaken(sb: PluginSandbox, settingsPath: string, stderr: string): voi
     /done by this process/.test(stderr)
   )
     throw new Error(`the plugin did not use agent-host's CNI socket: ${stderr}`);
+}
+
+/**
+ * The verbs the sandbox's agent answered (`ADD`, `DEL`, ...) from its log line `from` on: none on
+ * the standalone path. For runtimes whose plugin output a test cannot see (podman).
+ */
+export function answeredByAgent(sb: PluginSandbox, from = 0): string[] {
+  return (sb.agent?.logs ?? [])
+    .slice(from)
+    .filter((l) => l['msg'] === 'cni: answered' || l['msg'] === 'cni: answered with an error')
+    .map((l) => String(l['command']));
 }
 
 /** Names of host veths that start with `fovs`. */

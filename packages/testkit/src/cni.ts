@@ -1,5 +1,6 @@
 // CNI runtimes for tests: a plugin executed as a runtime executes it (CNI_* environment, config on
 // stdin), and libcni's cnitool (tools/cnitool, built by tools/ci/ensure-deps.sh).
+import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isCommandError, runCommand } from '@fabrik/netcore';
@@ -121,4 +122,9 @@ export async function cnitool(
     if (isCommandError(e)) options.onStderr?.(e.stderr);
     throw e;
   }
+}
+
+/** The container id cnitool gives an attachment: derived from the netns path (libcni's cnitool). */
+export function cnitoolContainerId(netnsPath: string): string {
+  return `cnitool-${createHash('sha512').update(netnsPath).digest('hex')}`.slice(0, 36);
 }

@@ -9,7 +9,7 @@ export type { FrrInstance, StartFrrOptions } from './frr.js';
 export { startApiServer } from './apiserver/server.js';
 export type { ApiServer, StartApiServerOptions } from './apiserver/server.js';
 export type { GrantedRule, PolicyRule } from './apiserver/auth.js';
-export { CNITOOL, DEBIAN_CNI_DIR, execCniPlugin, cnitool } from './cni.js';
+export { CNITOOL, DEBIAN_CNI_DIR, execCniPlugin, cnitool, cnitoolContainerId } from './cni.js';
 export type { CniExecOptions, CniExecResult, CnitoolOptions } from './cni.js';
 export { startAgentProcess } from './agent-process.js';
 export type { AgentProcess, StartAgentProcessOptions, LogLine } from './agent-process.js';

@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lstat } from 'node:fs/promises';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import {
+  cnitoolContainerId,
+  createGatedIpam,
+  createTempNetns,
+  startOvs,
+  uniqueName,
+  type OvsInstance,
+  type TempNetns,
+} from '@fabrik/testkit';
+import { isCommandError } from '@fabrik/netcore';
+import {
+  answeredByAgent,
+  cnitool,
+  createPluginSandbox,
+  execPlugin,
+  nodeState,
+  sandboxSettings,
+  writeConflist,
+  writeNodeSettings,
+  type PluginSandbox,
+} from '../test/harness.js';
+
+// The fast path's own lifecycle: what the shared test matrix (run on both paths by the projects
+// host and host-fast-path) cannot show. The agent is a real agent-host process; the runtime is
+// libcni's cnitool. This file always runs on the agent-host path.
+
+let sb: PluginSandbox;
+let ovs: OvsInstance;
+const bridge = uniqueName('brf');
+const namespaces: TempNetns[] = [];
+
+beforeAll(async () => {
+  sb = await createPluginSandbox('agent-host');
+  ovs = await startOvs();
+  await ovs.addBridge(bridge);
+  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
+}, 660_000);
+
+afterAll(async () => {
+  for (const ns of namespaces) await ns.destroy();
+  await ovs?.stop();
+  await sb?.remove();
+});
+
+async function netns(): Promise<TempNetns> {
+  const ns = await createTempNetns('ffp-');
+  namespaces.push(ns);
+  return ns;
+}
+
+/** A network of fabrik-ovs on the test bridge whose IPAM is `ipamType` (host-local by default). */
+async function network(ipamType = 'host-local'): Promise<string> {
+  const name = uniqueName('fp');
+  await writeConflist(sb, name, '1.0.0', {
+    bridge,
+    vlan: 100,
+    ipam: { type: ipamType, subnet: '10.95.0.0/24', dataDir: sb.ipamDataDir },
+  });
+  return name;
+}
+
+/** Sends `line` to the agent's socket and returns the line it answers. */
+function rawExchange(line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const socket = createConnection(sb.agent!.socket, () => socket.write(`${line}\n`));
+    socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+    socket.on('end', () => resolve(text.trimEnd()));
+    socket.on('error', reject);
+  });
+}
+
+/** The attachments (`COMMAND containerId/ifname`) the agent answered, from its log line `from` on. */
+const answeredAttachments = (from: number) =>
+  sb
+    .agent!.logs.slice(from)
+    .filter((l) => l['msg'] === 'cni: answered')
+    .map((l) => `${String(l['command'])} ${String(l['attachment'])}`);
+
+describe('the socket', () => {
+  it('is a socket only its owner (root) may use', async () => {
+    const st = await lstat(sb.agent!.socket);
+    expect(st.isSocket()).toBe(true);
+    expect(st.mode & 0o777).toBe(0o600);
+    expect(st.uid).toBe(0);
+  });
+
+  it('refuses a request of another protocol version, naming the versions it speaks, and keeps serving', async () => {
+    const answer = JSON.parse(
+      await rawExchange(JSON.stringify({ version: 2, env: { CNI_COMMAND: 'ADD' }, stdin: '{}' })),
+    ) as unknown;
+    expect(answer).toEqual({
+      version: 1,
+      kind: 'refused',
+      reason: 'protocol version 2 is not supported (this agent speaks 1)',
+      versions: [1],
+    });
+    const from = sb.agent!.logs.length;
+    const ns = await netns();
+    const net = await network();
+    await cnitool(sb, 'add', net, ns.path);
+    await cnitool(sb, 'del', net, ns.path);
+    expect(answeredByAgent(sb, from)).toEqual(['ADD', 'DEL']);
+  });
+
+  it('absent: the plugin does the work itself, and says so on stderr only at debug level', async () => {
+    const ns = await netns();
+    const settings = await writeNodeSettings(
+      sb,
+      { ...sandboxSettings(sb, ovs.endpoint), agentHostSocket: join(sb.dir, 'nobody.sock') },
+      join(sb.dir, 'no-agent.yaml'),
+    );
+    const conf = {
+      cniVersion: '1.0.0',
+      name: uniqueName('na'),
+      type: 'fabrik-ovs',
+      bridge,
+      ipam: { type: 'host-local', subnet: '10.94.0.0/24', dataDir: sb.ipamDataDir },
+    };
+    const call = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1' };
+    const from = sb.agent!.logs.length;
+    const quiet = await execPlugin(sb, 'ADD', conf, {
+      ...call,
+      env: { FABRIK_CNI_CONFIG: settings, FABRIK_CNI_LOG_LEVEL: '' },
+    });
+    expect(quiet).toMatchObject({ code: 0, stderr: '' });
+    const debug = await execPlugin(sb, 'DEL', conf, {
+      ...call,
+      env: { FABRIK_CNI_CONFIG: settings, FABRIK_CNI_LOG_LEVEL: 'debug' },
+    });
+    expect(debug.code).toBe(0);
+    expect(debug.stderr).toMatch(/fabrik-ovs: DEL done by this process: .*nobody\.sock: unavailable: ENOENT/);
+    expect(answeredByAgent(sb, from)).toEqual([]);
+  });
+});
+
+describe('concurrency', () => {
+  it('one attachment’s invocations run in order (a DEL waits for its ADD), other attachments meanwhile', async () => {
+    const agent = await sb.startAgent(ovs.endpoint);
+    const gate = await createGatedIpam(sb.binDir, uniqueName('gate'));
+    const held = await network(gate.type);
+    const ns = await netns();
+    const probe = {
+      attachments: [{ containerId: cnitoolContainerId(ns.path), ifname: 'net1' }],
+      netns: [ns],
+    };
+    const before = await nodeState(sb, ovs, probe);
+    const from = agent.logs.length;
+    const add = cnitool(sb, 'add', held, ns.path);
+    await gate.waiting();
+    const del = cnitool(sb, 'del', held, ns.path);
+    await agent.waitForLog('the DEL', (l) => l['msg'] === 'cni: received' && l['command'] === 'DEL', from);
+    // Another attachment is not held up by the one at the gate.
+    const other = await netns();
+    const free = await network();
+    await cnitool(sb, 'add', free, other.path);
+    await cnitool(sb, 'del', free, other.path);
+    await gate.open();
+    const result = JSON.parse(await add) as { interfaces: Array<{ name: string }> };
+    expect(result.interfaces.map((i) => i.name)).toContain('net1');
+    await del;
+    expect(answeredAttachments(from)).toEqual([
+      `ADD ${cnitoolContainerId(other.path)}/net1`,
+      `DEL ${cnitoolContainerId(other.path)}/net1`,
+      `ADD ${cnitoolContainerId(ns.path)}/net1`,
+      `DEL ${cnitoolContainerId(ns.path)}/net1`,
+    ]);
+    // Had the DEL run beside the ADD, the ADD would have finished after it and left the attachment.
+    expect(await nodeState(sb, ovs, probe)).toEqual(before);
+  });
+});
+
+describe('agent-host goes away', () => {
+  it('kill -9 in the middle of an ADD: the ADD is code 11, the runtime’s DEL leaves nothing behind', async () => {
+    await sb.startAgent(ovs.endpoint);
+    const gate = await createGatedIpam(sb.binDir, uniqueName('gate'));
+    const net = await network(gate.type);
+    const ns = await netns();
+    const probe = {
+      attachments: [{ containerId: cnitoolContainerId(ns.path), ifname: 'net1' }],
+      netns: [ns],
+    };
+    const before = await nodeState(sb, ovs, probe);
+    const add = cnitool(sb, 'add', net, ns.path).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await gate.waiting();
+    await sb.agent!.kill9();
+    const failure = await add;
+    expect(isCommandError(failure) && failure.stderr).toMatch(/try again/);
+    // The agent is gone: the runtime's DEL is done by the plugin itself.
+    await cnitool(sb, 'del', net, ns.path);
+    expect(await nodeState(sb, ovs, probe)).toEqual(before);
+    await gate.open();
+  });
+
+  it('restarts between ADD and DEL (SIGTERM, then kill -9 leaving its socket file): the next agent checks and deletes', async () => {
+    const ns = await netns();
+    const net = await network();
+    const probe = {
+      attachments: [{ containerId: cnitoolContainerId(ns.path), ifname: 'net1' }],
+      netns: [ns],
+    };
+    const before = await nodeState(sb, ovs, probe);
+    let agent = await sb.startAgent(ovs.endpoint);
+    await cnitool(sb, 'add', net, ns.path);
+    await agent.stop();
+    agent = await sb.startAgent(ovs.endpoint);
+    await cnitool(sb, 'check', net, ns.path);
+    expect(answeredByAgent(sb)).toEqual(['CHECK']);
+    await agent.kill9();
+    expect((await lstat(agent.socket)).isSocket()).toBe(true);
+    agent = await sb.startAgent(ovs.endpoint);
+    await cnitool(sb, 'del', net, ns.path);
+    expect(answeredByAgent(sb)).toEqual(['DEL']);
+    expect(await nodeState(sb, ovs, probe)).toEqual(before);
+  });
+});
