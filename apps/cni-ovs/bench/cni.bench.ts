@@ -1,10 +1,12 @@
 // npm run bench:cni — the cost of one attachment through fabrik-ovs against the floor measured in
-// the same run: Debian's Go `bridge` plugin with host-local, ADD+DEL pairs alternated between the
-// two; then 50 parallel ADDs and DELs of fabrik-ovs, counted as ok when both succeeded and nothing
-// (OVS port, veth, IP lease) is left. Last line:
-// RESULT cni add_del_ratio=<x> add_p50_ms=<y> parallel50_ok=<n> standalone_ratio=<z>
-// where standalone_ratio is the plugin doing all the work itself; add_del_ratio is the fast path
-// through agent-host once that exists, and the standalone path until then.
+// the same run: Debian's Go `bridge` plugin with host-local. Each round does an ADD+DEL pair on
+// each of three paths, in a rotating order so that drift in machine load hits all alike: fabrik-ovs
+// handing its verbs to agent-host's CNI socket (the fast path), fabrik-ovs doing all the work itself
+// (standalone: the node settings name no socket), and Go bridge. Then 50 parallel ADDs and DELs on
+// the fast path, counted as ok when both succeeded and nothing (OVS port, veth, IP lease) is left.
+// Last line:
+// RESULT cni add_del_ratio=<fast> add_p50_ms=<fast ADD> parallel50_ok=<n> standalone_ratio=<z>
+import { join } from 'node:path';
 import { createTempNetns, startOvs, uniqueName, type TempNetns } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
 import {
@@ -35,44 +37,66 @@ async function timed(fn: () => Promise<{ code: number; out?: unknown }>): Promis
   return performance.now() - t0;
 }
 
-const sb = await createPluginSandbox();
+/** ADD and ADD+DEL durations of the rounds, in ms. */
+type Pair = { add: number; total: number };
+
+const sb = await createPluginSandbox('standalone');
 const ovs = await startOvs();
 const ovsBridge = uniqueName('brb');
 const linuxBridge = uniqueName('cnb');
 const namespaces: TempNetns[] = [];
 try {
   await ovs.addBridge(ovsBridge);
-  // As on a node, the settings file is in place; the default ofport timeout applies.
-  await writeNodeSettings(sb, { ...sandboxSettings(sb, ovs.endpoint), timeouts: {} });
-  const fabrikConf = {
+  // As on a node, the settings files are in place; the default ofport timeout applies. The
+  // standalone file names no socket; the fast path's names the running agent's.
+  const settings = { ...sandboxSettings(sb, ovs.endpoint), timeouts: {} };
+  const standaloneSettings = await writeNodeSettings(sb, settings);
+  const agent = await sb.startAgent(ovs.endpoint);
+  const fastSettings = await writeNodeSettings(
+    sb,
+    { ...settings, agentHostSocket: agent.socket },
+    join(sb.dir, 'fast-path.yaml'),
+  );
+  const ipam = (subnet: string) => ({ type: 'host-local', subnet, dataDir: sb.ipamDataDir });
+  const fabrikConf = (name: string, subnet: string) => ({
     cniVersion: '1.0.0',
-    name: uniqueName('bf'),
+    name,
     type: 'fabrik-ovs',
     bridge: ovsBridge,
     vlan: 100,
-    ipam: { type: 'host-local', subnet: '10.120.0.0/22', dataDir: sb.ipamDataDir },
-  };
-  const goConf = {
-    cniVersion: '1.0.0',
-    name: uniqueName('bg'),
-    type: 'bridge',
-    bridge: linuxBridge,
-    ipam: { type: 'host-local', subnet: '10.121.0.0/22', dataDir: sb.ipamDataDir },
-  };
-  const pluginEnv = { CNI_PATH: `${sb.binDir}:${DEBIAN_CNI_DIR}` };
-  const addDel = async (
-    conf: Record<string, unknown>,
-    ns: TempNetns,
-  ): Promise<{ add: number; total: number }> => {
-    const binary = conf['type'] === 'bridge' ? `${DEBIAN_CNI_DIR}/bridge` : sb.plugin;
-    const opts = { containerId: uniqueName('b'), netns: ns.path, ifname: 'net1', env: pluginEnv, binary };
-    const add = await timed(() => execPlugin(sb, 'ADD', conf, opts));
-    const del = await timed(() => execPlugin(sb, 'DEL', conf, opts));
+    ipam: ipam(subnet),
+  });
+  const paths = [
+    { name: 'fast path', conf: fabrikConf(uniqueName('bf'), '10.120.0.0/22'), settings: fastSettings },
+    { name: 'standalone', conf: fabrikConf(uniqueName('bs'), '10.122.0.0/22'), settings: standaloneSettings },
+    {
+      name: 'go bridge',
+      conf: {
+        cniVersion: '1.0.0',
+        name: uniqueName('bg'),
+        type: 'bridge',
+        bridge: linuxBridge,
+        ipam: ipam('10.121.0.0/22'),
+      },
+      settings: standaloneSettings,
+      binary: `${DEBIAN_CNI_DIR}/bridge`,
+    },
+  ] as const;
+  const [fastPath, standalonePath, goPath] = paths;
+  const addDel = async (path: (typeof paths)[number], ns: TempNetns): Promise<Pair> => {
+    const opts = {
+      containerId: uniqueName('b'),
+      netns: ns.path,
+      ifname: 'net1',
+      env: { FABRIK_CNI_CONFIG: path.settings },
+      ...('binary' in path ? { binary: path.binary } : {}),
+    };
+    const add = await timed(() => execPlugin(sb, 'ADD', path.conf, opts));
+    const del = await timed(() => execPlugin(sb, 'DEL', path.conf, opts));
     return { add, total: add + del };
   };
 
-  const fabrik: Array<{ add: number; total: number }> = [];
-  const go: Array<{ add: number; total: number }> = [];
+  const rounds = new Map<string, Pair[]>(paths.map((p) => [p.name, []]));
   // The floor of any Node.js plugin on this machine right now: two bare `node -e 0` starts, with
   // the same bare environment the plugins get (variables such as NODE_EXTRA_CA_CERTS in this
   // process's environment would add tens of milliseconds to every Node start).
@@ -85,50 +109,55 @@ try {
     return performance.now() - t0;
   };
   for (let i = 0; i < WARMUP + PAIRS; i++) {
-    const nsF = await createTempNetns('fbn-');
-    const nsG = await createTempNetns('fbn-');
-    namespaces.push(nsF, nsG);
-    // Alternate which plugin goes first, so drift in machine load hits both alike.
-    let f: { add: number; total: number };
-    let g: { add: number; total: number };
-    if (i % 2 === 0) {
-      f = await addDel(fabrikConf, nsF);
-      g = await addDel(goConf, nsG);
-    } else {
-      g = await addDel(goConf, nsG);
-      f = await addDel(fabrikConf, nsF);
+    // Rotate which path goes first, so drift in machine load hits all alike.
+    const order = paths.map((_, k) => paths[(i + k) % paths.length]!);
+    for (const path of order) {
+      const ns = await createTempNetns('fbn-');
+      namespaces.push(ns);
+      const pair = await addDel(path, ns);
+      if (i >= WARMUP) rounds.get(path.name)!.push(pair);
+      await ns.destroy();
     }
-    if (i >= WARMUP) {
-      fabrik.push(f);
-      go.push(g);
-      nodeFloor.push((await nodeStart()) + (await nodeStart()));
-    }
-    await nsF.destroy();
-    await nsG.destroy();
+    if (i >= WARMUP) nodeFloor.push((await nodeStart()) + (await nodeStart()));
   }
-  const fTotal = median(fabrik.map((x) => x.total));
-  const gTotal = median(go.map((x) => x.total));
-  const fAdd = median(fabrik.map((x) => x.add));
-  console.log(`pairs=${PAIRS} fabrik-ovs add_p50=${fAdd.toFixed(1)}ms add+del_p50=${fTotal.toFixed(1)}ms`);
-  console.log(
-    `pairs=${PAIRS} go-bridge  add_p50=${median(go.map((x) => x.add)).toFixed(1)}ms add+del_p50=${gTotal.toFixed(1)}ms`,
-  );
+  const p50 = (path: (typeof paths)[number], what: keyof Pair) =>
+    median(rounds.get(path.name)!.map((x) => x[what]));
+  for (const path of paths)
+    console.log(
+      `pairs=${PAIRS} ${path.name.padEnd(10)} add_p50=${p50(path, 'add').toFixed(1)}ms add+del_p50=${p50(path, 'total').toFixed(1)}ms`,
+    );
+  // Where the fast path's time goes: the agent's own time per verb (from its log), the rest is
+  // the plugin process (Node start, reading the settings, the socket round trip).
+  const agentMs = (command: string) =>
+    median(
+      agent.logs
+        .filter((l) => l['msg'] === 'cni: answered' && l['command'] === command)
+        .slice(WARMUP)
+        .map((l) => Number(l['ms'])),
+    );
+  console.log(`fast path: agent-host's own time p50 ADD=${agentMs('ADD')}ms DEL=${agentMs('DEL')}ms`);
+  const goTotal = p50(goPath, 'total');
   const floor = median(nodeFloor);
   console.log(
-    `two bare node starts p50=${floor.toFixed(1)}ms: the ratio floor of a Node.js plugin here is ${(floor / gTotal).toFixed(2)}`,
+    `two bare node starts p50=${floor.toFixed(1)}ms: the ratio floor of a Node.js plugin here is ${(floor / goTotal).toFixed(2)}`,
   );
 
   const pods = await Promise.all(
     Array.from({ length: PARALLEL }, async () => {
       const ns = await createTempNetns('fbp-');
       namespaces.push(ns);
-      return { containerId: uniqueName('p'), netns: ns.path, ifname: 'net1', env: pluginEnv };
+      return {
+        containerId: uniqueName('p'),
+        netns: ns.path,
+        ifname: 'net1',
+        env: { FABRIK_CNI_CONFIG: fastSettings },
+      };
     }),
   );
   const t0 = performance.now();
-  const adds = await Promise.all(pods.map((p) => execPlugin(sb, 'ADD', fabrikConf, p)));
+  const adds = await Promise.all(pods.map((p) => execPlugin(sb, 'ADD', fastPath.conf, p)));
   const t1 = performance.now();
-  const dels = await Promise.all(pods.map((p) => execPlugin(sb, 'DEL', fabrikConf, p)));
+  const dels = await Promise.all(pods.map((p) => execPlugin(sb, 'DEL', fastPath.conf, p)));
   const t2 = performance.now();
   const veths = new Set(await hostVeths());
   const portsOut = await ovs.vsctl(
@@ -136,10 +165,10 @@ try {
     '--columns=name',
     'find',
     'Port',
-    `external_ids:fabrik-cni-network=${fabrikConf.name}`,
+    `external_ids:fabrik-cni-network=${fastPath.conf.name}`,
   );
   const ports = new Set((JSON.parse(portsOut) as { data: string[][] }).data.map((r) => r[0]));
-  const leaseCount = (await leasedIps(sb, fabrikConf.name)).length;
+  const leaseCount = (await leasedIps(sb, fastPath.conf.name)).length;
   const ok = pods.filter(
     (p, i) =>
       adds[i]?.code === 0 &&
@@ -150,12 +179,18 @@ try {
   const failures = [...adds, ...dels].filter((r) => r.code !== 0).map((r) => JSON.stringify(r.out));
   if (failures.length > 0) console.log(`parallel failures: ${failures.slice(0, 3).join(' | ')}`);
   console.log(
-    `parallel ${PARALLEL}: adds ${(t1 - t0).toFixed(0)}ms, dels ${(t2 - t1).toFixed(0)}ms, leases left ${leaseCount}`,
+    `parallel ${PARALLEL} (fast path): adds ${(t1 - t0).toFixed(0)}ms, dels ${(t2 - t1).toFixed(0)}ms, leases left ${leaseCount}`,
   );
+  // Every call must have been answered by the agent: a fast path that silently fell back would
+  // measure the standalone path under the wrong name.
+  const answered = agent.logs.filter((l) => l['msg'] === 'cni: answered').length;
+  const fastCalls = 2 * (WARMUP + PAIRS) + 2 * PARALLEL;
+  if (answered !== fastCalls)
+    throw new Error(`agent-host answered ${answered} of the ${fastCalls} fast-path calls`);
   const parallelOk = leaseCount === 0 ? ok : Math.max(0, ok - leaseCount);
-  const standalone = (fTotal / gTotal).toFixed(2);
+  const ratio = (path: (typeof paths)[number]) => (p50(path, 'total') / goTotal).toFixed(2);
   console.log(
-    `RESULT cni add_del_ratio=${standalone} add_p50_ms=${fAdd.toFixed(1)} parallel50_ok=${parallelOk} standalone_ratio=${standalone}`,
+    `RESULT cni add_del_ratio=${ratio(fastPath)} add_p50_ms=${p50(fastPath, 'add').toFixed(1)} parallel50_ok=${parallelOk} standalone_ratio=${ratio(standalonePath)}`,
   );
 } finally {
   for (const ns of namespaces) await ns.destroy();
