@@ -174,6 +174,55 @@ describe('concurrency', () => {
   });
 });
 
+describe('the plugin goes away', () => {
+  it('in the middle of an ADD (the runtime timed out): agent-host finishes it, the DEL then removes a whole attachment', async () => {
+    const agent = await sb.startAgent(ovs.endpoint);
+    const gate = await createGatedIpam(sb.binDir, uniqueName('gate'));
+    const net = await network(gate.type);
+    const ns = await netns();
+    const containerId = cnitoolContainerId(ns.path);
+    const probe = { attachments: [{ containerId, ifname: 'net1' }], netns: [ns] };
+    const before = await nodeState(sb, ovs, probe);
+    const from = agent.logs.length;
+    // The plugin's side of the socket, played here so that it can hang up at a known point.
+    const request = {
+      version: 1,
+      env: {
+        PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+        CNI_COMMAND: 'ADD',
+        CNI_CONTAINERID: containerId,
+        CNI_NETNS: ns.path,
+        CNI_IFNAME: 'net1',
+        CNI_PATH: sb.cniPath,
+        FABRIK_CNI_CONFIG: sb.settingsPath,
+      },
+      stdin: JSON.stringify({
+        cniVersion: '1.0.0',
+        name: net,
+        type: 'fabrik-ovs',
+        bridge,
+        vlan: 100,
+        ipam: { type: gate.type, subnet: '10.95.0.0/24', dataDir: sb.ipamDataDir },
+      }),
+    };
+    const socket = createConnection(agent.socket, () => socket.write(`${JSON.stringify(request)}\n`));
+    await gate.waiting();
+    socket.destroy();
+    await gate.open();
+    await agent.waitForLog(
+      'the finished ADD',
+      (l) => l['msg'] === 'cni: the plugin went away before the answer',
+      from,
+    );
+    expect(answeredByAgent(sb, from)).toEqual(['ADD']);
+    const during = await nodeState(sb, ovs, probe);
+    expect(during.podLinks.some((l) => l.startsWith('net1 10.95.0.'))).toBe(true);
+    expect(during.ovsPorts.length).toBe(before.ovsPorts.length + 1);
+    await cnitool(sb, 'del', net, ns.path);
+    expect(await nodeState(sb, ovs, probe)).toEqual(before);
+  });
+});
+
 describe('agent-host goes away', () => {
   it('kill -9 in the middle of an ADD: the ADD is code 11, the runtime’s DEL leaves nothing behind', async () => {
     await sb.startAgent(ovs.endpoint);
