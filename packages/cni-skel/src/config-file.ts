@@ -14,12 +14,23 @@ const MAX_CONFIG_BYTES = 256 * 1024;
 /**
  * Reads a node-local YAML config file (bounded in time and size, see bounded-fs.ts) and returns
  * its document, or undefined when the file does not exist. Throws FsStepError when it cannot be
- * read and {@link ConfigSyntaxError} when it is not YAML. A JSON file (JSON is YAML 1.2) is parsed
- * without loading the YAML parser, which keeps the plugin's start-up short.
+ * read and {@link ConfigSyntaxError} when it is not YAML (see {@link parseConfigText}).
  */
 export async function readConfigFile(path: string): Promise<unknown> {
-  const text = await readRegularFile(path, MAX_CONFIG_BYTES);
-  if (text === undefined) return undefined;
+  const text = await readConfigText(path);
+  return text === undefined ? undefined : parseConfigText(text);
+}
+
+/** The text of a node-local config file (bounded in time and size), or undefined when it does not exist. */
+export function readConfigText(path: string): Promise<string | undefined> {
+  return readRegularFile(path, MAX_CONFIG_BYTES);
+}
+
+/**
+ * A config file's document. A JSON file (JSON is YAML 1.2) is parsed without loading the YAML
+ * parser, which keeps the plugin's start-up short. Throws {@link ConfigSyntaxError}.
+ */
+export async function parseConfigText(text: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -93,6 +93,22 @@ describe('agentHostSocketOf', () => {
   it.each([
     ['JSON', '{"agentHostSocket": "/run/fabrik/cni.sock"}', '/run/fabrik/cni.sock'],
     ['YAML', 'cacheDir: /var/lib/x\nagentHostSocket: /run/fabrik/cni.sock\n', '/run/fabrik/cni.sock'],
+    [
+      'YAML with CRLF line ends',
+      'cacheDir: /var/lib/x\r\nagentHostSocket: /run/cni.sock\r\n',
+      '/run/cni.sock',
+    ],
+    ['YAML with a comment after it', 'agentHostSocket: /run/cni.sock # the agent\n', '/run/cni.sock'],
+    ['YAML, quoted', 'agentHostSocket: "/run/fabrik/cni.sock"\n', '/run/fabrik/cni.sock'],
+    ['YAML, flow style', '{agentHostSocket: /run/cni.sock, cacheDir: /x}\n', '/run/cni.sock'],
+    ['YAML, below another key (not a node setting)', 'other:\n  agentHostSocket: /run/cni.sock\n', undefined],
+    ['YAML, inside a block scalar', 'note: |\n  agentHostSocket: /run/cni.sock\n', undefined],
+    ['YAML, only in a comment', '# agentHostSocket: /run/cni.sock\ncacheDir: /x\n', undefined],
+    [
+      'YAML, twice (a duplicate key is not YAML)',
+      'agentHostSocket: /a.sock\nagentHostSocket: /b.sock\n',
+      undefined,
+    ],
     ['YAML without the field', 'cacheDir: /var/lib/x\n', undefined],
     ['a relative path (the full check refuses it)', 'agentHostSocket: run/cni.sock\n', undefined],
     ['not a mapping', '- agentHostSocket\n', undefined],
