@@ -174,6 +174,50 @@ describe('concurrency', () => {
   });
 });
 
+describe('OVSDB goes away under agent-host', () => {
+  it('an ADD on the held connection is code 11 and changes nothing; once OVSDB is back, ADD succeeds', async () => {
+    await sb.startAgent(ovs.endpoint);
+    const net = await network();
+    const ns = await netns();
+    const probe = {
+      attachments: [{ containerId: cnitoolContainerId(ns.path), ifname: 'net1' }],
+      netns: [ns],
+    };
+    const before = await nodeState(sb, ovs, probe);
+    await ovs.stopDb();
+    try {
+      const r = await execPlugin(
+        sb,
+        'ADD',
+        {
+          cniVersion: '1.0.0',
+          name: net,
+          type: 'fabrik-ovs',
+          bridge,
+          ipam: { type: 'host-local', subnet: '10.95.0.0/24', dataDir: sb.ipamDataDir },
+        },
+        { containerId: cnitoolContainerId(ns.path), netns: ns.path, ifname: 'net1' },
+      );
+      expect(r.out).toMatchObject({ code: 11, msg: expect.stringMatching(/^OVSDB .* is not reachable/) });
+    } finally {
+      await ovs.startDb();
+    }
+    expect(await nodeState(sb, ovs, probe)).toEqual(before);
+    // The agent's connection comes back by itself (with backoff): this ADD waits for it.
+    await writeNodeSettings(sb, {
+      ...sandboxSettings(sb, ovs.endpoint),
+      timeouts: { ofportTimeoutMs: 30_000, ovsdbTimeoutMs: 60_000 },
+    });
+    try {
+      await cnitool(sb, 'add', net, ns.path);
+      await cnitool(sb, 'del', net, ns.path);
+    } finally {
+      await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
+    }
+    expect(await nodeState(sb, ovs, probe)).toEqual(before);
+  });
+});
+
 describe('the plugin goes away', () => {
   it('in the middle of an ADD (the runtime timed out): agent-host finishes it, the DEL then removes a whole attachment', async () => {
     const agent = await sb.startAgent(ovs.endpoint);
