@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectedL3Vnis } from './config-text.js';
-import { checkVniMapping, reloadFrr } from './reload.js';
+import { FrrReloadError, checkVniMapping, reloadFrr } from './reload.js';
 
 describe('L3 VNI verification', () => {
   const config =
@@ -24,5 +24,28 @@ describe('reloadFrr input checks', () => {
     await expect(
       reloadFrr({ pathspace: '../etc', config: 'x\n', configDir: '/nonexistent-fabrik' }),
     ).rejects.toMatchObject({ code: 'INVALID_NETNS_NAME' });
+  });
+});
+
+describe('FrrReloadError', () => {
+  /** How deep `errors` nests, walked as loggers walk an AggregateError's (a cycle never ends). */
+  const depth = (e: Error): number =>
+    1 + Math.max(0, ...((e as { errors?: Error[] }).errors ?? []).map(depth));
+
+  it('holds no cycle in errors: loggers serialize it', () => {
+    const alone = new FrrReloadError('reload', 'line 7: % Unknown command', true);
+    expect(alone.errors).toEqual([]);
+    expect(depth(alone)).toBe(1);
+    const both = new FrrReloadError(
+      'reload',
+      'line 7: % Unknown command',
+      false,
+      new Error('restore failed'),
+    );
+    expect(both.errors.map((e) => e.message)).toEqual([
+      'frr-reload.py --reload failed: line 7: % Unknown command',
+      'restore failed',
+    ]);
+    expect(depth(both)).toBe(2);
   });
 });

@@ -53,7 +53,7 @@ export type FrrReloadStage = 'test' | 'reload';
  */
 export class FrrReloadError extends FabrikError<'FRR_RELOAD_FAILED'> {
   override readonly name = 'FrrReloadError';
-  /** The failure of the reload itself and, when there was one, of the restore after it. */
+  /** When the restore failed too: the failure of the reload itself and that of the restore; else empty. */
   readonly errors: readonly Error[];
   constructor(
     readonly stage: FrrReloadStage,
@@ -70,8 +70,9 @@ export class FrrReloadError extends FabrikError<'FRR_RELOAD_FAILED'> {
         ? failed
         : `${failed}; restoring the previous configuration failed too: ${restoreError.message}`,
     );
+    // No cycle (this error inside its own errors): loggers walk `errors` as AggregateError's.
     this.errors =
-      restoreError === undefined ? [this] : [new FrrReloadError(stage, frrMessage, false), restoreError];
+      restoreError === undefined ? [] : [new FrrReloadError(stage, frrMessage, false), restoreError];
   }
 }
 
