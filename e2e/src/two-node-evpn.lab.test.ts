@@ -11,4 +11,4 @@ it('two-node EVPN lab: every step and check passes', async () => {
   expect(report.failures, lines.join('\n')).toEqual([]);
   expect(report.checksPassed).toBeGreaterThanOrEqual(5);
   expect(verdict).toBe(0);
-}, 180_000);
+}, 300_000);

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { netnsPath, runCommand, runInNetns } from '@fabrik/netcore';
 import { createNetlink, type Netlink } from '@fabrik/netcore/netlink';
 import { addPort, connectOvsdb, ensureBridge, findPorts, type OvsdbClient } from '@fabrik/netcore/ovsdb';
-import { parseFrrIntent, readFrrStatus, reloadFrr, renderFrrConfig, type FrrIntent } from '@fabrik/frr';
-import { hbrDesiredState } from '@fabrik/agent-netns';
+import { readFrrStatus } from '@fabrik/frr';
 import { PortIds } from '@fabrik/api';
 import { buildTopology, type BuiltTopology } from '@fabrik/lab';
 import { startFrr, startOvs, type FrrInstance, type OvsInstance } from '@fabrik/testkit';
 import type { LabReport } from '../report.js';
+import { startHbrAgent, type HbrAgent } from './hbr-agent.js';
 import {
   LAB_NETWORKS,
   LAB_VRF,
@@ -30,9 +30,8 @@ export interface ScenarioOptions {
 /** Everything one node runs, for the checks and the teardown. */
 interface NodeRuntime {
   readonly node: LabNode;
-  readonly intent: FrrIntent;
-  readonly hbr: Netlink;
   readonly host: Netlink;
+  agent?: HbrAgent;
   stateDir?: string;
   frr?: FrrInstance;
   ovs?: OvsInstance;
@@ -41,68 +40,16 @@ interface NodeRuntime {
   podAddresses: Map<string, string>;
 }
 
-const OWNER = 'lab';
 const HOSTNAME = 'fabrik-lab'; // the lab kernel's hostname; FRR configs must carry the running one
 
-/** The routing intent of a node: the same document @fabrik/frr renders and agent-netns applies. */
-function nodeIntent(n: LabNode): FrrIntent {
-  return parseFrrIntent({
-    mode: 'netns',
-    asn: 65000,
-    routerId: n.vtep,
-    vtepIp: n.vtep,
-    underlay: { neighbors: [{ address: n.peerVtep, remoteAs: 'internal' }] },
-    vrfs: [{ name: LAB_VRF.name, vni: LAB_VRF.vni, redistribute: { connected: true } }],
-    layer2s: LAB_NETWORKS.map((net, i) => ({
-      vni: net.vni,
-      vlan: net.vlan,
-      ...(i === 0 ? { vrf: LAB_VRF.name } : {}),
-    })),
-  });
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /**
- * HBR setup in the order learnt upstream: VRF and L3 VNI devices created down, FRR reloaded,
- * zebra's VRF-to-VNI mapping awaited, then everything brought up with the L2 networks.
+ * The HBR, set up by agent-netns itself (in the order learnt upstream: L3 devices down, FRR
+ * reload, zebra's VRF-to-VNI mapping, then everything up): its first reconcile's log line.
  */
 async function setUpHbr(rt: NodeRuntime): Promise<string> {
-  const timings: string[] = [];
-  const timed = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = performance.now();
-    const value = await fn();
-    timings.push(`${what} ${Math.round(performance.now() - t0)} ms`);
-    return value;
-  };
-  const l3 = await timed('L3 devices (down)', () =>
-    rt.hbr.reconcile(hbrDesiredState(rt.intent, { owner: OWNER, phase: 'l3-down' }), { prune: false }),
-  );
-  const config = renderFrrConfig(rt.intent, { hostname: HOSTNAME });
-  const reload = await timed('FRR reload', () =>
-    reloadFrr({ pathspace: rt.node.hbr, netns: rt.node.hbr, config }),
-  );
-  await timed('VRF-VNI mapping', () =>
-    waitFor(`zebra to map VRF ${LAB_VRF.name} to VNI ${LAB_VRF.vni}`, async () => {
-      const status = await readFrrStatus({ pathspace: rt.node.hbr, netns: rt.node.hbr });
-      return status.vrfVnis.find((v) => v.vrf === LAB_VRF.name && v.vni === LAB_VRF.vni);
-    }),
-  );
-  const full = await timed('L3 up + L2 networks', () =>
-    rt.hbr.reconcile(hbrDesiredState(rt.intent, { owner: OWNER })),
-  );
-  return [
-    `${l3.result.applied + full.result.applied} netlink ops, FRR +${reload.added.length}/-${reload.removed.length} lines`,
-    timings.join(', '),
-  ].join('\n');
+  rt.agent = await startHbrAgent(rt.node, rt.stateDir!);
+  const first = rt.agent.process.logs.find((l) => l.msg === 'reconciled');
+  return `${first?.netlinkOps} netlink ops, FRR +${first?.frrAdded}/-${first?.frrRemoved} lines in ${first?.durationMs} ms (FRR reload ${first?.frrReloadMs} ms)`;
 }
 
 async function setUpOvs(rt: NodeRuntime): Promise<string> {
@@ -139,17 +86,10 @@ async function eventuallyPings(from: string, to: string, tries = 30): Promise<st
   throw new Error(`${from} cannot reach ${to} after ${tries} tries`);
 }
 
-/** Setting up again must change nothing: empty netlink plans, no FRR change, no new OVS rows. */
+/** Setting up again must change nothing: agent-netns's plan is empty, no new OVS rows. */
 async function rerunIsNoop(rt: NodeRuntime): Promise<string> {
-  const { plan } = await rt.hbr.reconcile(hbrDesiredState(rt.intent, { owner: OWNER }));
-  if (plan.ops.length) throw new Error(`netlink plan not empty: ${plan.ops.length} ops`);
-  const reload = await reloadFrr({
-    pathspace: rt.node.hbr,
-    netns: rt.node.hbr,
-    config: renderFrrConfig(rt.intent, { hostname: HOSTNAME }),
-  });
-  if (reload.changed)
-    throw new Error(`FRR reload changed ${reload.added.length + reload.removed.length} lines`);
+  const plan = await rt.agent!.plan();
+  if (plan.code !== 0) throw new Error(`agent-netns plan exits ${plan.code}: ${plan.output.trim()}`);
   const bridge = await ensureBridge(rt.ovsdb!, {
     name: OVS_BRIDGE,
     datapathType: 'netdev',
@@ -158,7 +98,7 @@ async function rerunIsNoop(rt: NodeRuntime): Promise<string> {
   if (bridge.created) throw new Error('OVS bridge was created again');
   const trunks = await findPorts(rt.ovsdb!, { 'fabrik-role': 'trunk' });
   if (trunks.length !== 1) throw new Error(`${trunks.length} trunk ports`);
-  return 'netlink plan empty, FRR unchanged, OVS unchanged';
+  return 'agent-netns plan empty (netlink and FRR), OVS unchanged';
 }
 
 /**
@@ -169,8 +109,6 @@ export async function runTwoNodeEvpn(report: LabReport, options: ScenarioOptions
   const nodes = labNodes(options.prefix ?? 'lab-');
   const runtimes: NodeRuntime[] = nodes.map((node) => ({
     node,
-    intent: nodeIntent(node),
-    hbr: createNetlink({ netns: node.hbr }),
     host: createNetlink({ netns: node.host }),
     podAddresses: new Map(),
   }));
@@ -185,7 +123,7 @@ export async function runTwoNodeEvpn(report: LabReport, options: ScenarioOptions
       rt.frr = await report.step(`node ${n.id}: start FRR (zebra, bgpd) in the HBR netns`, () =>
         startFrr({ netns: n.hbr, config: `frr defaults datacenter\nhostname ${HOSTNAME}\n!\n` }),
       );
-      await report.step(`node ${n.id}: HBR state (netcore) + FRR config (@fabrik/frr, reloadFrr)`, () =>
+      await report.step(`node ${n.id}: HBR state and FRR config by agent-netns (file source)`, () =>
         setUpHbr(rt),
       );
       await report.step(
@@ -263,6 +201,7 @@ export async function runTwoNodeEvpn(report: LabReport, options: ScenarioOptions
   } finally {
     for (const rt of runtimes) {
       if (rt.cni) for (const pod of rt.node.pods) await detachPod(rt.node, rt.cni, pod).catch(() => {});
+      await rt.agent?.stop();
       await rt.ovsdb?.close();
       await rt.frr?.stop();
       await rt.ovs?.stop();
