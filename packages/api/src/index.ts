@@ -38,12 +38,25 @@ export {
   VrfObjectName,
   VrfPrefixRule,
   VrfStaticRoute,
+  VrfImportFilter,
+  vrfAddressFamilies,
+  VRF_ADDRESS_FAMILIES,
   VrfSpec,
   VrfStatus,
   Vrf,
   VRF_RESOURCE,
   parseVrf,
 } from './network/vrf.js';
+export {
+  DEFAULT_BGP_PASSWORD_KEY,
+  SecretKeyReference,
+  BgpPeeringSpec,
+  BgpPeeringStatus,
+  BgpPeering,
+  BGP_PEERING_RESOURCE,
+  parseBgpPeering,
+} from './network/bgp-peering.js';
+export { KubePrefixMatch, KubeFilterItem, KubeFilter } from './network/filter.js';
 export {
   DEFAULT_LAYER2_MTU,
   Layer2NetworkSpec,
@@ -91,6 +104,7 @@ export type {
   IntentConflictOptions,
   VrfForConflicts,
   Layer2NetworkForConflicts,
+  BgpPeeringForConflicts,
 } from './network/conflicts.js';
 export { toStructuralSchema, StructuralSchemaError } from './crd/structural.js';
 export type { JsonSchema } from './crd/structural.js';
@@ -136,6 +150,7 @@ export {
   Layer2Intent,
   FabricLoopGuard,
   BfdProfile,
+  BfdTimers,
   BgpPassword,
   Community,
   FrrVrfName,

@@ -20,7 +20,7 @@ export type NodeNetworkStatusSectionName = (typeof NODE_NETWORK_STATUS_SECTIONS)
 /** An object the agent skipped, and why (names the field when one field is at fault). */
 export const ObjectError = z
   .object({
-    kind: z.enum(['VRF', 'Layer2Network']),
+    kind: z.enum(['VRF', 'Layer2Network', 'BGPPeering']),
     name: z.string().min(1).max(253),
     field: z.string().max(256).optional().describe('The offending field (spec.vni).'),
     message: z.string().max(4096),
@@ -39,10 +39,13 @@ export const NodeNetworkStatusSection = z
       .object({
         vrfs: Generations.optional(),
         layer2Networks: Generations.optional(),
+        bgpPeerings: Generations.optional(),
       })
       .strict()
       .optional()
-      .describe('The generation of each VRF and Layer2Network whose spec is applied on this node.'),
+      .describe(
+        'The generation of each VRF, Layer2Network and BGPPeering whose spec is applied on this node.',
+      ),
     errorMessage: z
       .string()
       .max(32768)
