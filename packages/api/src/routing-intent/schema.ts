@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { Asn, VlanId, Vni } from '../primitives.js';
 import { checkReferences } from './references.js';
-import {
-  COMMUNITY,
-  IPV4_ADDRESS,
-  IPV6_ADDRESS,
-  ROUTE_TARGET,
-  ipv4Network,
-  ipv6Network,
-  whole,
-} from './patterns.js';
+import { COMMUNITY, IPV4_ADDRESS, IPV6_ADDRESS, ROUTE_TARGET, networkRegExp, whole } from './patterns.js';
 
 // The routing intent: what pipelines and the agents hand to the renderer. Field names are a
 // contract (see @fabrik/frr's README, "Intent reference"); add fields, never rename them.
@@ -35,14 +27,14 @@ const NETWORK_RULE =
 /** An IPv4 or IPv6 network in CIDR notation without host bits. */
 export const Network = z
   .string()
-  .regex(whole(`${ipv4Network()}|${ipv6Network()}`), `must be ${NETWORK_RULE}`)
+  .regex(networkRegExp([0, 32], [0, 128]), `must be ${NETWORK_RULE}`)
   .describe(`IPv4 or IPv6 ${NETWORK_RULE}`);
 
 /** A network that can be aggregated: not a single address (/32, /128). */
 export const AggregatePrefix = z
   .string()
   .regex(
-    whole(`${ipv4Network(0, 31)}|${ipv6Network(0, 127)}`),
+    networkRegExp([0, 31], [0, 127]),
     `must be ${NETWORK_RULE}, shorter than /32 (IPv4) or /128 (IPv6): a single address aggregates nothing`,
   )
   .describe(`${NETWORK_RULE}; at most /31 (IPv4) or /127 (IPv6)`);
