@@ -26,6 +26,8 @@ export {
   objectNameOf,
   boundedRecord,
   LABEL_SELECTOR_OPERATORS,
+  labelKeyProblem,
+  labelValueProblem,
   LabelSelectorRequirement,
   LabelSelector,
   Condition,
@@ -86,7 +88,6 @@ export {
   NODE_NETWORK_STATUS_RESOURCE,
   parseNodeNetworkStatus,
   parseNodeNetworkStatusSection,
-  nodeNetworkStatusSectionPatch,
 } from './network/node-network-status.js';
 export type { ConfigStatus, NodeNetworkStatusSectionName } from './network/node-network-status.js';
 export {

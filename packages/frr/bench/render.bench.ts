@@ -6,6 +6,7 @@
 // machine-readable result. No assertion: the goal (< 100 ms) is read, not enforced.
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { median } from '@fabrik/testkit';
 import {
   parseFrrIntent,
   renderFrrConfig,
@@ -46,11 +47,6 @@ function intent(): FrrIntentInput {
       ...(j % 2 === 0 ? { routeTarget: `65001:${j}` } : {}),
     })),
   };
-}
-
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
 function time(fn: () => unknown, runs: number): number {

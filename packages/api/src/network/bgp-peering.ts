@@ -9,7 +9,7 @@ import { KubeIpAddress, NetworkCidr } from './fields.js';
 import { KubeFilter } from './filter.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
 import { ipFamily } from './ip.js';
-import { VRF_ADDRESS_FAMILIES, VrfObjectName } from './vrf.js';
+import { AddressFamilies, VrfObjectName } from './vrf.js';
 
 // BGP as a service (das-schiff's BGPPeering): a BGP session inside a VRF of the selected nodes,
 // for workloads that announce their own routes (Calico, MetalLB, kube-vip). The password never
@@ -76,14 +76,9 @@ export const BgpPeeringSpec = withRules(
       bfd: BfdTimers.optional().describe(
         "BFD on the session: {} for bfdd's defaults, or its timers (minRx, minTx in ms, multiplier); absent: no BFD.",
       ),
-      addressFamilies: z
-        .array(z.enum(VRF_ADDRESS_FAMILIES))
-        .min(1)
-        .max(2)
-        .refine((l) => new Set(l).size === l.length, 'each address family may appear once')
-        .meta({ 'x-kubernetes-list-type': 'set' })
-        .optional()
-        .describe('Address families of the session; default: the family of address or listenRange.'),
+      addressFamilies: AddressFamilies.optional().describe(
+        'Address families of the session; default: the family of address or listenRange.',
+      ),
       import: KubeFilter.optional().describe('Which routes of the peer the VRF accepts; absent: all.'),
       export: KubeFilter.optional().describe('Which routes of the VRF the peer gets; absent: all.'),
       nodeSelector: LabelSelector.optional().describe('The nodes that get this session; absent: every node.'),

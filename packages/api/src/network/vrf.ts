@@ -106,6 +106,14 @@ export type VrfImportFilter = z.infer<typeof VrfImportFilter>;
 /** The unicast address families of a VRF's BGP instance. */
 export const VRF_ADDRESS_FAMILIES = ['ipv4', 'ipv6'] as const;
 
+/** Address families of a VRF or a BGP session: ipv4, ipv6 or both, each once. */
+export const AddressFamilies = z
+  .array(z.enum(VRF_ADDRESS_FAMILIES))
+  .min(1)
+  .max(2)
+  .refine((l) => new Set(l).size === l.length, 'each address family may appear once')
+  .meta({ 'x-kubernetes-list-type': 'set' });
+
 /** `addressFamilies` of the spec lists ipv6, or is left out (then IPv6 prefixes add ipv6: {@link vrfAddressFamilies}). */
 const allowsIpv6 = (s: { addressFamilies?: readonly string[] | undefined }) =>
   s.addressFamilies === undefined || s.addressFamilies.includes('ipv6');
@@ -173,16 +181,9 @@ export const VrfSpec = withRules(
         .strict()
         .optional(),
       staticRoutes: z.array(VrfStaticRoute).max(256).optional(),
-      addressFamilies: z
-        .array(z.enum(VRF_ADDRESS_FAMILIES))
-        .min(1)
-        .max(2)
-        .refine((l) => new Set(l).size === l.length, 'each address family may appear once')
-        .meta({ 'x-kubernetes-list-type': 'set' })
-        .optional()
-        .describe(
-          "Unicast address families of the VRF's BGP instance and its EVPN type-5 routes; default: ipv4, and ipv6 too when a prefix of the VRF (import, export, aggregates, staticRoutes, importVrfFilters) or an anycast gateway of its Layer2Networks is IPv6.",
-        ),
+      addressFamilies: AddressFamilies.optional().describe(
+        "Unicast address families of the VRF's BGP instance and its EVPN type-5 routes; default: ipv4, and ipv6 too when a prefix of the VRF (import, export, aggregates, staticRoutes, importVrfFilters) or an anycast gateway of its Layer2Networks is IPv6.",
+      ),
       nodeSelector: LabelSelector.optional().describe('The nodes that get this VRF; absent: every node.'),
     })
     .strict(),
