@@ -1,3 +1,4 @@
+export { FabrikError, isFabrikError, errorGuard } from './errors.js';
 export {
   InterfaceName,
   SysctlSafeInterfaceName,
