@@ -1,5 +1,11 @@
 import type { AgentNetnsConfig, NodeNetworkStatusSection, ObjectError } from '@fabrik/api';
-import type { ReconcileOutcome, ReconcileRequest, StateStore, StatusSink } from '@fabrik/agent-runtime';
+import type {
+  IntentSnapshot,
+  ReconcileOutcome,
+  ReconcileRequest,
+  StateStore,
+  StatusSink,
+} from '@fabrik/agent-runtime';
 import { isFrrReloadError, type FrrStatus } from '@fabrik/frr';
 import type { EventRecorder } from '@fabrik/kube';
 import {
@@ -24,6 +30,8 @@ export interface NetnsAgentOptions {
   readonly logger: Logger;
   readonly metrics: NetnsMetrics;
   readonly lastGood: StateStore<StoredNodeIntent>;
+  /** Reads the BGPPeerings' passwordFiles (the file source only: see readPasswordFiles). */
+  readonly passwordFiles?: (snapshot: IntentSnapshot) => Promise<ReadonlyMap<string, string>>;
   /** NodeNetworkStatus `netns` (Kubernetes source) or the status file (file source). */
   readonly status?: StatusSink<NodeNetworkStatusSection>;
   /** Events on the objects and the Node (Kubernetes source only). */
@@ -129,7 +137,8 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
     },
     async reconcile(request) {
       if (request.signal.aborted) return { result: 'success', message: 'stopping: nothing applied' };
-      const desired = desiredNode(config, request.snapshot);
+      const passwordFiles = await options.passwordFiles?.(request.snapshot);
+      const desired = desiredNode(config, request.snapshot, passwordFiles);
       let report: ApplyReport | undefined;
       let failure: string | undefined;
       let retry = false;

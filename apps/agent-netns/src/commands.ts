@@ -19,6 +19,7 @@ import { StoredNodeIntent } from './last-good.js';
 import { createNetnsMetrics } from './metrics.js';
 import { OWNER, frrTarget, hbrNodeOf, loadNetnsConfig, wiringOf, type NetnsConfig } from './setup.js';
 import { VERSION } from './version.js';
+import { readPasswordFiles } from './password-files.js';
 
 /** How long `plan`, `render` and `cleanup` wait for a Kubernetes source's first lists. */
 const SOURCE_SYNC_TIMEOUT_MS = 30_000;
@@ -47,6 +48,7 @@ async function run({ configPath }: AgentCommandContext): Promise<number> {
     ),
     ...(wiring.status ? { status: wiring.status } : {}),
     ...(wiring.events ? { events: wiring.events } : {}),
+    ...(config.source.kind === 'file' ? { passwordFiles: readPasswordFiles } : {}),
   });
   logger.info(
     {
@@ -115,7 +117,12 @@ async function readSource(source: IntentSource): Promise<IntentSnapshot> {
 
 async function desiredOf(config: NetnsConfig): Promise<NodeDesired> {
   const wiring = await wiringOf(config, createLogger({ name: 'agent-netns', level: 'warn' }));
-  return desiredNode(config, await readSource(wiring.source));
+  const snapshot = await readSource(wiring.source);
+  return desiredNode(
+    config,
+    snapshot,
+    config.source.kind === 'file' ? await readPasswordFiles(snapshot) : undefined,
+  );
 }
 
 /** Lists the objects refused on standard error; true when there are any. */

@@ -226,3 +226,82 @@ describe('desiredNode', () => {
     expect(desiredNode(identity, snap([], { problems })).sourceProblems).toEqual(problems);
   });
 });
+
+describe('desiredNode with the VRF fields of issue 18 and BGPPeerings', () => {
+  const peering = (name: string, spec: object): IntentObject => ({
+    apiVersion: API_VERSION,
+    kind: 'BGPPeering',
+    metadata: { name },
+    spec,
+  });
+  const secrets = {
+    where: 'namespace fabrik-system',
+    get: (name: string) => (name === 'calico' ? { password: 's3cret' } : undefined),
+  };
+  const objects = [
+    vrf('red', {
+      vni: 1001,
+      importVrfs: ['blue'],
+      importVrfFilters: [{ vrf: 'blue', filter: { items: [{ prefix: { cidr: '10.2.0.0/16' } }] } }],
+      routeTargets: { import: ['65000:1', '65000:2'], export: ['65000:1'] },
+      redistribute: { kernel: true },
+      addressFamilies: ['ipv4', 'ipv6'],
+    }),
+    vrf('blue', { vni: 1002 }),
+    peering('calico', {
+      vrf: 'red',
+      address: '10.1.0.2',
+      remoteAs: 64512,
+      passwordSecretRef: { name: 'calico' },
+      holdTime: 9,
+      keepaliveTime: 3,
+      maxPrefixes: 100,
+    }),
+    peering('metallb', {
+      vrf: 'red',
+      listenRange: 'fd00:1::/64',
+      remoteAs: 64513,
+      passwordFile: '/etc/fabrik/metallb',
+    }),
+  ];
+
+  it('maps route-target lists, leak filters, kernel routes, families and the peerings with their passwords', () => {
+    const d = desiredNode(
+      identity,
+      snap(objects, { secrets }),
+      new Map([['/etc/fabrik/metallb', 'from-file\n']]),
+    );
+    expect(d.objectErrors).toEqual([]);
+    const red = d.intent.frr.vrfs.find((v) => v.name === 'red');
+    expect(red).toMatchObject({
+      routeTargets: { import: ['65000:1', '65000:2'], export: ['65000:1'] },
+      importVrfs: [{ vrf: 'blue', filter: { items: [{ prefix: { cidr: '10.2.0.0/16' } }] } }],
+      redistribute: { connected: false, static: false, kernel: true },
+      addressFamilies: ['ipv4', 'ipv6'],
+      bgpPeers: [
+        {
+          address: '10.1.0.2',
+          remoteAs: 64512,
+          password: 's3cret',
+          timers: { keepalive: 3, hold: 9 },
+          maxPrefixes: 100,
+        },
+        { listenRange: 'fd00:1::/64', remoteAs: 64513, password: 'from-file' },
+      ],
+    });
+  });
+
+  it('skips a peering whose password it cannot have, naming the field, and keeps the rest', () => {
+    // No Secrets (a file source) and no password files read (a cluster source).
+    const d = desiredNode(identity, snap(objects));
+    expect(d.objectErrors.map((e) => [e.kind, e.name, e.field])).toEqual([
+      ['BGPPeering', 'calico', 'spec.passwordSecretRef'],
+      ['BGPPeering', 'metallb', 'spec.passwordFile'],
+    ]);
+    expect(d.intent.frr.vrfs.map((v) => [v.name, v.bgpPeers.length])).toEqual([
+      ['blue', 0],
+      ['red', 0],
+    ]);
+    expect(JSON.stringify(d)).not.toContain('s3cret');
+  });
+});

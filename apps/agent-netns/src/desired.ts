@@ -2,7 +2,9 @@ import {
   FrrIntentSchema,
   isFrrIntentError,
   pathText,
+  vrfAddressFamilies,
   type AgentNetnsConfig,
+  type BgpPeering,
   type FrrIntent,
   type FrrIntentInput,
   type Layer2Network,
@@ -46,29 +48,60 @@ export interface NodeDesired {
  * without a Node document, where agent-host's relay has already applied the nodeSelectors), every
  * object counts as scheduled.
  */
-export function desiredNode(identity: NodeIdentity, snapshot: IntentSnapshot): NodeDesired {
+export function desiredNode(
+  identity: NodeIdentity,
+  snapshot: IntentSnapshot,
+  /**
+   * The contents of the BGPPeerings' `passwordFile`s, by path (read by the caller: this is pure);
+   * undefined when the source is not the node's own file, which alone may name files.
+   */
+  passwordFiles?: ReadonlyMap<string, string>,
+): NodeDesired {
   const scheduled = scheduleIntent(snapshot, { hbrVrf: identity.hbrVrf });
   const errors: ObjectError[] = [...scheduled.objectErrors];
   let vrfs = [...scheduled.vrfs];
   let layer2s = [...scheduled.layer2Networks];
+  const passwords = new Map<string, string>();
+  const peerings = scheduled.bgpPeerings.filter((p) => {
+    const found = peeringPassword(p, snapshot, passwordFiles);
+    if (typeof found === 'object') errors.push({ kind: 'BGPPeering', name: p.metadata.name, ...found });
+    else if (found !== undefined) passwords.set(p.metadata.name, found);
+    return typeof found !== 'object';
+  });
 
   // The routing intent has rules of its own (IPv4-only prefixes, the template set's limits): an
   // object it refuses is dropped and the intent built again, until what is left is accepted.
   let frr: FrrIntent;
+  let peeringsLeft = peerings;
   for (;;) {
-    const input = routingIntent(identity, vrfs, layer2s);
+    const input = routingIntent(identity, vrfs, layer2s, peeringsLeft, passwords);
     const blame = intentProblems(input);
     if (blame.length === 0) {
       frr = FrrIntentSchema.parse(input);
       break;
     }
+    const bad = new Set<string>();
     for (const problem of blame) {
       const { index, list, path, message } = problem;
       const object = list === 'vrfs' ? vrfs[index] : layer2s[index];
       if (!object) throw new Error(`the routing intent refuses ${path}: ${message}`);
+      // A session the intent refuses is the BGPPeering's fault, not its VRF's.
+      const peer = /^vrfs\[\d+\]\.bgpPeers\[(\d+)\]\.?(.*)$/.exec(path);
+      const peering = peer && peeringsIn(object.metadata.name, peeringsLeft)[Number(peer[1])];
+      if (peering) {
+        errors.push({
+          kind: 'BGPPeering',
+          name: peering.metadata.name,
+          field: peeringField(peer[2] ?? ''),
+          message,
+        });
+        bad.add(`BGPPeering/${peering.metadata.name}`);
+        continue;
+      }
       errors.push({ kind: object.kind, name: object.metadata.name, field: specField(object, path), message });
+      bad.add(`${list}/${index}`);
     }
-    const bad = new Set(blame.map((b) => `${b.list}/${b.index}`));
+    peeringsLeft = peeringsLeft.filter((p) => !bad.has(`BGPPeering/${p.metadata.name}`));
     vrfs = vrfs.filter((_, i) => !bad.has(`vrfs/${i}`));
     layer2s = layer2s.filter((_, i) => !bad.has(`layer2s/${i}`));
   }
@@ -101,6 +134,8 @@ function routingIntent(
   identity: NodeIdentity,
   vrfs: readonly Vrf[],
   layer2s: readonly Layer2Network[],
+  peerings: readonly BgpPeering[],
+  passwords: ReadonlyMap<string, string>,
 ): FrrIntentInput {
   return {
     mode: identity.mode,
@@ -112,17 +147,24 @@ function routingIntent(
     vrfs: vrfs.map(({ metadata, spec }) => ({
       name: metadata.name,
       vni: spec.vni,
-      addressFamilies: usesIpv6(metadata.name, spec, layer2s) ? ['ipv4', 'ipv6'] : ['ipv4'],
+      addressFamilies: vrfAddressFamilies({ metadata, spec }, layer2s),
       ...(spec.routeTarget ? { routeTarget: spec.routeTarget } : {}),
-      importVrfs: spec.importVrfs ?? [],
+      ...(spec.routeTargets ? { routeTargets: spec.routeTargets } : {}),
+      // A source with a filter of its own (importVrfFilters) is leaked through that filter.
+      importVrfs: (spec.importVrfs ?? []).map((name) => {
+        const own = spec.importVrfFilters?.find((f) => f.vrf === name);
+        return own ? { vrf: name, filter: own.filter } : name;
+      }),
       import: prefixList(spec.import).rules,
       export: prefixList(spec.export).rules,
       aggregates: spec.aggregates ?? [],
       redistribute: {
         connected: spec.redistribute?.connected ?? false,
         static: spec.redistribute?.static ?? false,
+        kernel: spec.redistribute?.kernel ?? false,
       },
       staticRoutes: (spec.staticRoutes ?? []).map((r) => ({ prefix: r.prefix, nexthop: r.nextHop })),
+      bgpPeers: peeringsIn(metadata.name, peerings).map((p) => bgpPeer(p, passwords.get(p.metadata.name))),
     })),
     layer2s: layer2s.map(({ spec }) => ({
       vni: spec.vni,
@@ -133,16 +175,76 @@ function routingIntent(
   };
 }
 
-/** A VRF carries IPv6 when one of its prefixes, routes or its L2 networks' gateways is IPv6. */
-function usesIpv6(name: string, spec: Vrf['spec'], layer2s: readonly Layer2Network[]): boolean {
-  const prefixes = [
-    ...(spec.import ?? []).map((r) => r.cidr),
-    ...(spec.export ?? []).map((r) => r.cidr),
-    ...(spec.aggregates ?? []),
-    ...(spec.staticRoutes ?? []).map((r) => r.prefix),
-    ...layer2s.filter((l) => l.spec.vrf === name).flatMap((l) => l.spec.anycastGateways ?? []),
-  ];
-  return prefixes.some((p) => p.includes(':'));
+/** The BGPPeerings of a VRF, in the order they are given to the routing intent (by name). */
+function peeringsIn(vrf: string, peerings: readonly BgpPeering[]): BgpPeering[] {
+  return peerings.filter((p) => p.spec.vrf === vrf).sort((a, b) => cmp(a.metadata.name, b.metadata.name));
+}
+
+/** A peer of a VRF of the routing intent (input form). */
+type IntentPeer = NonNullable<NonNullable<FrrIntentInput['vrfs']>[number]['bgpPeers']>[number];
+
+/** A BGPPeering as a peer of the routing intent's VRF. */
+function bgpPeer({ spec }: BgpPeering, password: string | undefined): IntentPeer {
+  return {
+    ...(spec.address !== undefined ? { address: spec.address } : {}),
+    ...(spec.listenRange !== undefined ? { listenRange: spec.listenRange } : {}),
+    remoteAs: spec.remoteAs,
+    ...(password !== undefined ? { password } : {}),
+    ...(spec.bfd !== undefined ? { bfd: spec.bfd } : {}),
+    ...(spec.holdTime !== undefined && spec.keepaliveTime !== undefined
+      ? { timers: { keepalive: spec.keepaliveTime, hold: spec.holdTime } }
+      : {}),
+    ...(spec.maxPrefixes !== undefined ? { maxPrefixes: spec.maxPrefixes } : {}),
+    ...(spec.addressFamilies !== undefined ? { addressFamilies: spec.addressFamilies } : {}),
+    ...(spec.import !== undefined ? { import: spec.import } : {}),
+    ...(spec.export !== undefined ? { export: spec.export } : {}),
+  };
+}
+
+/** The BGPPeering's field for a path inside its intent peer (`timers.hold` -> `spec.holdTime`). */
+function peeringField(rest: string): string {
+  if (rest === '') return 'spec';
+  if (rest.startsWith('timers')) return 'spec.holdTime';
+  if (rest.startsWith('password')) return 'spec';
+  return `spec.${rest}`;
+}
+
+/**
+ * The password of a BGPPeering: from its Secret (a source that reads Secrets), from its file (read
+ * by the caller), none; or the problem, naming the field.
+ */
+function peeringPassword(
+  { spec }: BgpPeering,
+  snapshot: IntentSnapshot,
+  passwordFiles: ReadonlyMap<string, string> | undefined,
+): string | undefined | { field: string; message: string } {
+  if (spec.passwordSecretRef !== undefined) {
+    const { name, key } = spec.passwordSecretRef;
+    if (snapshot.secrets === undefined)
+      return {
+        field: 'spec.passwordSecretRef',
+        message: 'this source reads no Secrets (a file source: use passwordFile)',
+      };
+    const value = snapshot.secrets.get(name)?.[key];
+    return value === undefined
+      ? {
+          field: 'spec.passwordSecretRef',
+          message: `no key ${key} in Secret ${name} (${snapshot.secrets.where})`,
+        }
+      : value;
+  }
+  if (spec.passwordFile !== undefined) {
+    if (passwordFiles === undefined)
+      return {
+        field: 'spec.passwordFile',
+        message: "read only from the node's own intent file, not from the cluster",
+      };
+    const value = passwordFiles.get(spec.passwordFile);
+    return value === undefined
+      ? { field: 'spec.passwordFile', message: `${spec.passwordFile} could not be read` }
+      : value.trimEnd();
+  }
+  return undefined;
 }
 
 /**

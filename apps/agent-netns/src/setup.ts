@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import {
   AgentNetnsConfig,
+  BGP_PEERING_RESOURCE,
   LAYER2_NETWORK_RESOURCE,
   NODE_NETWORK_STATUS_RESOURCE,
   VRF_RESOURCE,
@@ -30,6 +31,7 @@ export const OWNER = 'agent-netns';
 export const INTENT_KINDS = [
   { kind: 'VRF', resource: VRF_RESOURCE },
   { kind: 'Layer2Network', resource: LAYER2_NETWORK_RESOURCE },
+  { kind: 'BGPPeering', resource: BGP_PEERING_RESOURCE },
 ] as const;
 
 /** Loads the YAML config (nodeName defaults to env NODE_NAME); ConfigError names file and field. */

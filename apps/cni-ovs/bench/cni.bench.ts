@@ -7,7 +7,7 @@
 // Last line:
 // RESULT cni add_del_ratio=<fast> add_p50_ms=<fast ADD> parallel50_ok=<n> standalone_ratio=<z>
 import { join } from 'node:path';
-import { createTempNetns, startOvs, uniqueName, type TempNetns } from '@fabrik/testkit';
+import { createTempNetns, median, startOvs, timeCniCall, uniqueName, type TempNetns } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
 import {
   createPluginSandbox,
@@ -23,19 +23,6 @@ import { hostVethName } from '@fabrik/ovs-attachment';
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 30);
 const WARMUP = 3;
 const PARALLEL = 50;
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
-
-async function timed(fn: () => Promise<{ code: number; out?: unknown }>): Promise<number> {
-  const t0 = performance.now();
-  const r = await fn();
-  if (r.code !== 0) throw new Error(`plugin failed: ${JSON.stringify(r.out)}`);
-  return performance.now() - t0;
-}
 
 /** ADD and ADD+DEL durations of the rounds, in ms. */
 type Pair = { add: number; total: number };
@@ -91,8 +78,8 @@ try {
       env: { FABRIK_CNI_CONFIG: path.settings },
       ...('binary' in path ? { binary: path.binary } : {}),
     };
-    const add = await timed(() => execPlugin(sb, 'ADD', path.conf, opts));
-    const del = await timed(() => execPlugin(sb, 'DEL', path.conf, opts));
+    const add = await timeCniCall(() => execPlugin(sb, 'ADD', path.conf, opts));
+    const del = await timeCniCall(() => execPlugin(sb, 'DEL', path.conf, opts));
     return { add, total: add + del };
   };
 

@@ -4,7 +4,7 @@
 // in parallel on one pool (wall time until the last one answered), and the addresses given twice.
 // The API server is @fabrik/testkit's, in this process. Last line:
 // RESULT ipam add_del_ratio=<x> parallel50_ms=<y> duplicates=<n>
-import { execCniPlugin, uniqueName } from '@fabrik/testkit';
+import { execCniPlugin, median, timeCniCall, uniqueName } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
 import { join } from 'node:path';
 import { createIpamSandbox, createPool, execIpam, ipamConf, podArgs } from '../test/harness.js';
@@ -12,19 +12,6 @@ import { createIpamSandbox, createPool, execIpam, ipamConf, podArgs } from '../t
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 20);
 const WARMUP = 2;
 const PARALLEL = 50;
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
-
-async function timed(fn: () => Promise<{ code: number; out?: unknown }>): Promise<number> {
-  const t0 = performance.now();
-  const r = await fn();
-  if (r.code !== 0) throw new Error(`plugin failed: ${JSON.stringify(r.out)}`);
-  return performance.now() - t0;
-}
 
 const sb = await createIpamSandbox();
 try {
@@ -50,15 +37,15 @@ try {
     args: podArgs(i),
   });
   const fabrikPair = async (i: number | string): Promise<number> =>
-    (await timed(() => execIpam(sb, 'ADD', fabrikConf, attachment(i)))) +
-    (await timed(() => execIpam(sb, 'DEL', fabrikConf, attachment(i))));
+    (await timeCniCall(() => execIpam(sb, 'ADD', fabrikConf, attachment(i)))) +
+    (await timeCniCall(() => execIpam(sb, 'DEL', fabrikConf, attachment(i))));
   const hostLocalPair = async (i: number | string): Promise<number> => {
     const run = (command: string) =>
       execCniPlugin('/usr/lib/cni/host-local', command, hostLocalConf, {
         ...attachment(i),
         path: sb.cniPath,
       });
-    return (await timed(() => run('ADD'))) + (await timed(() => run('DEL')));
+    return (await timeCniCall(() => run('ADD'))) + (await timeCniCall(() => run('DEL')));
   };
   // The floor of any Node.js plugin: two bare `node -e 0` starts with the plugins' bare environment.
   const nodePair = async (): Promise<number> => {

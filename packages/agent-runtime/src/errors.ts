@@ -1,4 +1,5 @@
-// Typed errors of the runtime: a `code` to branch on and an `isX()` guard each.
+// Typed errors of the runtime: a `code` to branch on and an `isX()` guard each (FabrikErrors).
+import { FabrikError, errorGuard } from '@fabrik/api';
 
 /** One problem of an input, with the path of the field it concerns (`underlay.neighbors[0].address`). */
 export interface FieldIssue {
@@ -7,43 +8,43 @@ export interface FieldIssue {
 }
 
 /** A configuration file is missing, unreadable, not YAML, or does not match the agent's schema. */
-export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID' as const;
+export class ConfigError extends FabrikError<'CONFIG_INVALID'> {
+  override readonly name = 'ConfigError';
   constructor(
     readonly file: string,
     readonly issues: readonly FieldIssue[],
     options?: { cause?: unknown },
   ) {
     super(
+      'CONFIG_INVALID',
       `invalid configuration ${file}:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`,
       options,
     );
-    this.name = 'ConfigError';
   }
 }
 
-export const isConfigError = (e: unknown): e is ConfigError => e instanceof ConfigError;
+export const isConfigError = errorGuard(ConfigError);
 
 /**
  * The agent's input (its intent) is invalid as a whole: `plan` and `render` exit 2 with it. Objects
  * that are invalid one by one are reported in status instead, not thrown.
  */
-export class InvalidInputError extends Error {
-  readonly code = 'INPUT_INVALID' as const;
+export class InvalidInputError extends FabrikError<'INPUT_INVALID'> {
+  override readonly name = 'InvalidInputError';
   constructor(
     message: string,
     readonly issues: readonly FieldIssue[] = [],
     options?: { cause?: unknown },
   ) {
     super(
+      'INPUT_INVALID',
       issues.length ? `${message}:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}` : message,
       options,
     );
-    this.name = 'InvalidInputError';
   }
 }
 
-export const isInvalidInputError = (e: unknown): e is InvalidInputError => e instanceof InvalidInputError;
+export const isInvalidInputError = errorGuard(InvalidInputError);
 
 /** `vrfs[1].import[0].le`: a zod issue path as people write it. */
 export function fieldPath(path: readonly PropertyKey[]): string {

@@ -9,6 +9,7 @@ export type {
   IntentSnapshot,
   IntentSource,
   NodeInfo,
+  SecretReader,
   SourceProblem,
 } from './intent.js';
 export {

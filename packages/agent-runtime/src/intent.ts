@@ -34,12 +34,25 @@ export interface SourceProblem {
   readonly message: string;
 }
 
+/**
+ * The Secrets objects may name (BGPPeering's `passwordSecretRef`), as a source that reads them
+ * holds them: the Kubernetes source with a `secretNamespace`.
+ */
+export interface SecretReader {
+  /** Where the Secrets live, for messages: `namespace fabrik-system`. */
+  readonly where: string;
+  /** The Secret's data, decoded (key -> value); undefined when there is no such Secret. */
+  get(name: string): Readonly<Record<string, string>> | undefined;
+}
+
 /** Everything a source knows right now. */
 export interface IntentSnapshot {
   readonly objects: readonly IntentObject[];
   /** This Node, when the source knows it (the Kubernetes source always; a file may carry it). */
   readonly node?: NodeInfo;
   readonly problems: readonly SourceProblem[];
+  /** The Secrets objects may name; absent when the source reads none (a file). */
+  readonly secrets?: SecretReader;
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type KubeLogger,
   type NodeObject,
 } from '@fabrik/kube';
-import type { IntentObject, IntentSnapshot, IntentSource, SourceProblem } from './intent.js';
+import type { IntentObject, IntentSnapshot, IntentSource, SecretReader, SourceProblem } from './intent.js';
 
 /** A kind the source follows, and where the API serves it. */
 export interface WatchedKind {
@@ -25,6 +25,21 @@ export interface KubernetesSourceOptions {
   readonly log?: KubeLogger;
   /** For the description in logs: the API server's address. */
   readonly server?: string;
+  /**
+   * The namespace whose Secrets objects may name (BGPPeering's `passwordSecretRef`): its Secrets
+   * are watched (RBAC: list and watch secrets in that namespace only) and offered as the
+   * snapshot's `secrets`. Absent: no Secrets are read.
+   */
+  readonly secretNamespace?: string;
+}
+
+/** The core Secret resource. */
+const SECRETS = { group: '', version: 'v1', plural: 'secrets' } as const;
+
+/** A Secret as the source keeps it: its name and its data, decoded. */
+interface SecretData {
+  readonly metadata: { readonly name: string };
+  readonly data: Readonly<Record<string, string>>;
 }
 
 /**
@@ -37,6 +52,7 @@ export interface KubernetesSourceOptions {
 export function createKubernetesSource(options: KubernetesSourceOptions): IntentSource {
   let informers: { kind: string; informer: Informer<IntentObject> }[] = [];
   let node: Informer<NodeObject> | undefined;
+  let secrets: Informer<SecretData> | undefined;
   let nodeLabels = '';
   return {
     description: `kubernetes ${options.server ?? options.kc.getCurrentCluster()?.server ?? ''}`.trim(),
@@ -66,13 +82,34 @@ export function createKubernetesSource(options: KubernetesSourceOptions): Intent
           onChange(`Node ${options.nodeName} labels changed`);
         },
       });
+      if (options.secretNamespace !== undefined) {
+        secrets = startInformer<SecretData>({
+          kc: options.kc,
+          ...SECRETS,
+          namespace: options.secretNamespace,
+          name: 'Secret',
+          parse: parseSecret,
+          // A rotated password is applied at once.
+          onChange: (key) => onChange(`Secret ${key} changed`),
+          resyncIntervalMs: 0,
+          ...(options.log ? { log: options.log } : {}),
+        });
+      }
       // Each informer reports its first list through onChange (or, for an empty list, through this).
-      void Promise.all([...informers.map((i) => i.informer.waitForSync()), node.waitForSync()]).then(
+      void Promise.all([
+        ...informers.map((i) => i.informer.waitForSync()),
+        node.waitForSync(),
+        ...(secrets ? [secrets.waitForSync()] : []),
+      ]).then(
         () => onChange('intent source synced'),
         () => {},
       );
     },
-    hasSynced: () => node !== undefined && node.hasSynced() && informers.every((i) => i.informer.hasSynced()),
+    hasSynced: () =>
+      node !== undefined &&
+      node.hasSynced() &&
+      informers.every((i) => i.informer.hasSynced()) &&
+      (secrets?.hasSynced() ?? true),
     snapshot(): IntentSnapshot {
       const problems: SourceProblem[] = [];
       for (const { kind, informer } of informers) {
@@ -89,10 +126,11 @@ export function createKubernetesSource(options: KubernetesSourceOptions): Intent
         objects: informers.flatMap(({ informer }) => informer.list()),
         node: { name: options.nodeName, labels: { ...(nodeObject?.metadata.labels ?? {}) } },
         problems,
+        ...(secrets ? { secrets: secretReader(secrets, options.secretNamespace ?? '') } : {}),
       };
     },
     async stop() {
-      await Promise.all([...informers.map((i) => i.informer.stop()), node?.stop()]);
+      await Promise.all([...informers.map((i) => i.informer.stop()), node?.stop(), secrets?.stop()]);
     },
   };
 }
@@ -104,6 +142,27 @@ function intentObjectParser(kind: string, apiVersion: string): (raw: unknown) =>
     if (typeof o?.metadata?.name !== 'string') throw new Error('metadata.name: required');
     return { apiVersion, kind, ...(raw as object) } as IntentObject;
   };
+}
+
+/** A Secret's data, base64-decoded; its other fields (type, annotations) are not kept. */
+function parseSecret(raw: unknown): SecretData {
+  const o = raw as { metadata?: { name?: unknown }; data?: unknown } | null;
+  if (typeof o?.metadata?.name !== 'string') throw new Error('metadata.name: required');
+  const data: Record<string, string> = {};
+  if (o.data !== undefined && o.data !== null) {
+    if (typeof o.data !== 'object') throw new Error('data: must be a map');
+    for (const [key, value] of Object.entries(o.data)) {
+      if (typeof value !== 'string') throw new Error(`data.${key}: must be base64 text`);
+      data[key] = Buffer.from(value, 'base64').toString('utf8');
+    }
+  }
+  return { metadata: { name: o.metadata.name }, data };
+}
+
+/** The Secrets of the snapshot: what the informer holds at the moment of the snapshot. */
+function secretReader(informer: Informer<SecretData>, namespace: string): SecretReader {
+  const byName = new Map(informer.list().map((s) => [s.metadata.name, s.data]));
+  return { where: `namespace ${namespace}`, get: (name) => byName.get(name) };
 }
 
 function sortedLabels(labels: Record<string, string> | undefined): [string, string][] {

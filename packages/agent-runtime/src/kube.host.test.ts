@@ -136,6 +136,69 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
     });
   });
 
+  describe('createKubernetesSource with a secretNamespace', () => {
+    const SECRETS = { group: '', version: 'v1', plural: 'secrets' };
+    const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces' };
+    const secret = (namespace: string, name: string, data: Record<string, string>): KubeObject =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name, namespace },
+        data: Object.fromEntries(
+          Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+        ),
+      }) as KubeObject;
+    let source: IntentSource;
+    const reasons: string[] = [];
+    const until = async (pred: () => boolean) => {
+      while (!pred()) await new Promise((r) => setTimeout(r, 50));
+    };
+    beforeAll(async () => {
+      for (const name of ['fabrik-system', 'tenant'])
+        await customObjects(kc, NAMESPACES, Any).create({
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name },
+        } as KubeObject);
+      await customObjects(kc, SECRETS, Any).create(
+        secret('fabrik-system', 'red-bgp', { password: 's3cret' }),
+      );
+      await customObjects(kc, SECRETS, Any).create(secret('tenant', 'other', { password: 'x' }));
+      source = createKubernetesSource({
+        kc,
+        nodeName: 'node-1',
+        kinds: [],
+        secretNamespace: 'fabrik-system',
+      });
+      await source.start((r) => reasons.push(r));
+    });
+    afterAll(() => source.stop());
+
+    it("offers the namespace's Secrets, decoded, and no other namespace's", async () => {
+      await until(() => source.hasSynced());
+      const secrets = source.snapshot().secrets;
+      expect(secrets?.where).toBe('namespace fabrik-system');
+      expect(secrets?.get('red-bgp')).toEqual({ password: 's3cret' });
+      expect(secrets?.get('other')).toBeUndefined();
+    });
+
+    it('follows a rotated password', async () => {
+      await customObjects(kc, SECRETS, Any).patch(
+        'red-bgp',
+        { data: { password: Buffer.from('n3w').toString('base64') } },
+        { type: 'merge', namespace: 'fabrik-system' },
+      );
+      await until(() => source.snapshot().secrets?.get('red-bgp')?.password === 'n3w');
+      expect(reasons).toContain('Secret fabrik-system/red-bgp changed');
+    });
+
+    it('offers no Secrets without a secretNamespace', () => {
+      expect(
+        createKubernetesSource({ kc, nodeName: 'node-1', kinds: [] }).snapshot().secrets,
+      ).toBeUndefined();
+    });
+  });
+
   describe('createNodeStatusSink', () => {
     const section = (status: 'True' | 'False', configStatus: string) => ({
       configStatus,

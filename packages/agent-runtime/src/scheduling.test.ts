@@ -15,6 +15,12 @@ const vrf = (name: string, vni: number): IntentObject => ({
   metadata: { name },
   spec: { vni },
 });
+const peering = (name: string, spec: Record<string, unknown>): IntentObject => ({
+  apiVersion: API,
+  kind: 'BGPPeering',
+  metadata: { name },
+  spec: { remoteAs: 64512, ...spec },
+});
 const snapshot = (objects: IntentObject[], labels?: Record<string, string>): IntentSnapshot => ({
   objects,
   problems: [],
@@ -77,5 +83,30 @@ describe('scheduleIntent', () => {
     );
     expect(s.layer2Networks.map((l) => l.metadata.name)).toEqual(['db']);
     expect(s.notScheduled).toEqual([]);
+  });
+
+  it('schedules BGPPeerings like the other kinds and skips those whose VRF is missing or skipped', () => {
+    const s = scheduleIntent(
+      snapshot(
+        [
+          vrf('red', 1001),
+          peering('metallb', { vrf: 'red', listenRange: '10.10.1.0/24' }),
+          peering('elsewhere', {
+            vrf: 'red',
+            address: '10.10.1.5',
+            nodeSelector: { matchLabels: { rack: 'b' } },
+          }),
+          peering('no-vrf', { vrf: 'blue', address: '10.10.1.6' }),
+          peering('plain-password', { vrf: 'red', address: '10.10.1.7', password: 'x' }),
+        ],
+        { rack: 'a' },
+      ),
+    );
+    expect(s.bgpPeerings.map((p) => p.metadata.name)).toEqual(['metallb']);
+    expect(s.notScheduled).toEqual(['BGPPeering elsewhere']);
+    expect(s.objectErrors.map(({ kind, name, field }) => ({ kind, name, field }))).toEqual([
+      { kind: 'BGPPeering', name: 'no-vrf', field: 'spec.vrf' },
+      { kind: 'BGPPeering', name: 'plain-password', field: 'spec.password' },
+    ]);
   });
 });

@@ -7,11 +7,13 @@ import {
   RESOURCE_KINDS,
   checkIntentConflicts,
   openApiSchemaOf,
+  parseBgpPeering,
   parseIpPool,
   parseLayer2Network,
   parseNetworkAttachmentDefinition,
   parseNodeNetworkStatus,
   parseVrf,
+  type BgpPeering,
   type Layer2Network,
   type ParseResult,
   type Vrf,
@@ -34,6 +36,7 @@ type KubeObject = {
 const parsers: Record<string, (o: unknown) => ParseResult<unknown>> = {
   VRF: parseVrf,
   Layer2Network: parseLayer2Network,
+  BGPPeering: parseBgpPeering,
   IPPool: parseIpPool,
   NodeNetworkStatus: parseNodeNetworkStatus,
   NetworkAttachmentDefinition: parseNetworkAttachmentDefinition,
@@ -69,6 +72,7 @@ describe.each(['.', 'lab'])('examples/%s', (subdir) => {
     expect(objects.length).toBeGreaterThan(0);
     const vrfs: Vrf[] = [];
     const layer2s: Layer2Network[] = [];
+    const bgpPeerings: BgpPeering[] = [];
     for (const { file, object } of objects) {
       const parse = parsers[object.kind];
       expect(parse, `${file}: kind ${object.kind}`).toBeDefined();
@@ -77,8 +81,9 @@ describe.each(['.', 'lab'])('examples/%s', (subdir) => {
       expect(admissionErrors(schemaOf(object.kind), object), `${file} ${object.metadata.name}`).toEqual([]);
       if (result.ok && object.kind === 'VRF') vrfs.push(result.value as Vrf);
       if (result.ok && object.kind === 'Layer2Network') layer2s.push(result.value as Layer2Network);
+      if (result.ok && object.kind === 'BGPPeering') bgpPeerings.push(result.value as BgpPeering);
     }
-    expect(checkIntentConflicts(vrfs, layer2s)).toEqual([]);
+    expect(checkIntentConflicts(vrfs, layer2s, { bgpPeerings })).toEqual([]);
   });
 });
 

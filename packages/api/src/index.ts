@@ -1,3 +1,4 @@
+export { FabrikError, isFabrikError, errorGuard } from './errors.js';
 export {
   InterfaceName,
   SysctlSafeInterfaceName,
@@ -26,6 +27,8 @@ export {
   objectNameOf,
   boundedRecord,
   LABEL_SELECTOR_OPERATORS,
+  labelKeyProblem,
+  labelValueProblem,
   LabelSelectorRequirement,
   LabelSelector,
   Condition,
@@ -38,12 +41,25 @@ export {
   VrfObjectName,
   VrfPrefixRule,
   VrfStaticRoute,
+  VrfImportFilter,
+  vrfAddressFamilies,
+  VRF_ADDRESS_FAMILIES,
   VrfSpec,
   VrfStatus,
   Vrf,
   VRF_RESOURCE,
   parseVrf,
 } from './network/vrf.js';
+export {
+  DEFAULT_BGP_PASSWORD_KEY,
+  SecretKeyReference,
+  BgpPeeringSpec,
+  BgpPeeringStatus,
+  BgpPeering,
+  BGP_PEERING_RESOURCE,
+  parseBgpPeering,
+} from './network/bgp-peering.js';
+export { KubePrefixMatch, KubeFilterItem, KubeFilter } from './network/filter.js';
 export {
   DEFAULT_LAYER2_MTU,
   Layer2NetworkSpec,
@@ -73,7 +89,6 @@ export {
   NODE_NETWORK_STATUS_RESOURCE,
   parseNodeNetworkStatus,
   parseNodeNetworkStatusSection,
-  nodeNetworkStatusSectionPatch,
 } from './network/node-network-status.js';
 export type { ConfigStatus, NodeNetworkStatusSectionName } from './network/node-network-status.js';
 export {
@@ -91,6 +106,7 @@ export type {
   IntentConflictOptions,
   VrfForConflicts,
   Layer2NetworkForConflicts,
+  BgpPeeringForConflicts,
 } from './network/conflicts.js';
 export { toStructuralSchema, StructuralSchemaError } from './crd/structural.js';
 export type { JsonSchema } from './crd/structural.js';
@@ -136,6 +152,7 @@ export {
   Layer2Intent,
   FabricLoopGuard,
   BfdProfile,
+  BfdTimers,
   BgpPassword,
   Community,
   FrrVrfName,

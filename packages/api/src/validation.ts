@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { pathText } from './routing-intent/path.js';
+import { FabrikError, errorGuard } from './errors.js';
 
 /** One problem of an invalid object: where (`spec.vlan`) and what. */
 export interface FieldIssue {
@@ -12,19 +13,21 @@ export interface FieldIssue {
  * message lists them as `spec.vlan: Too big: expected number to be <=4094`. Input values are never
  * echoed (a config file may hold a BGP password or a token).
  */
-export class ApiValidationError extends Error {
-  readonly code = 'API_VALIDATION_FAILED' as const;
+export class ApiValidationError extends FabrikError<'API_VALIDATION_FAILED'> {
+  override readonly name = 'ApiValidationError';
   constructor(
     /** What was validated: a kind (`Layer2Network red-web`) or a file (`AgentNetnsConfig`). */
     readonly subject: string,
     readonly issues: readonly FieldIssue[],
   ) {
-    super(`invalid ${subject}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
-    this.name = 'ApiValidationError';
+    super(
+      'API_VALIDATION_FAILED',
+      `invalid ${subject}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    );
   }
 }
 
-export const isApiValidationError = (e: unknown): e is ApiValidationError => e instanceof ApiValidationError;
+export const isApiValidationError = errorGuard(ApiValidationError);
 
 /** The outcome of a `parse<Kind>` call: the typed, defaulted object, or the error naming the fields. */
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: ApiValidationError };

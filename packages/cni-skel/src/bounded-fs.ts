@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, stat, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { FabrikError } from '@fabrik/api';
 
 // File-system steps with an end. A CNI plugin runs inside a runtime's ADD or DEL, so a step that
 // never returns (a FIFO opened for reading, a hung network mount) or never stops (Node's recursive
@@ -12,15 +13,15 @@ import { dirname } from 'node:path';
 export const FS_STEP_TIMEOUT_MS = 5000;
 
 /** A file-system step failed (`errno` is Node's code, such as ENOTDIR) or took too long (ETIMEDOUT). */
-export class FsStepError extends Error {
+export class FsStepError extends FabrikError<'FS_STEP'> {
+  override readonly name = 'FsStepError';
   constructor(
     readonly path: string,
     readonly errno: string,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = 'FsStepError';
+    super('FS_STEP', message, options);
   }
 }
 

@@ -1,10 +1,11 @@
+import { FabrikError } from '@fabrik/api';
 import { readRegularFile } from './bounded-fs.js';
 
 /** A config file that is not valid YAML. */
-export class ConfigSyntaxError extends Error {
+export class ConfigSyntaxError extends FabrikError<'CONFIG_SYNTAX'> {
+  override readonly name = 'ConfigSyntaxError';
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ConfigSyntaxError';
+    super('CONFIG_SYNTAX', message, options);
   }
 }
 

@@ -1,3 +1,5 @@
+import { FabrikError, errorGuard } from '@fabrik/api';
+
 // CNI error codes (SPEC.md "Error"). 1-99 are reserved by the spec; fabrik uses only these.
 export const CniErrorCode = {
   incompatibleVersion: 1,
@@ -12,20 +14,23 @@ export const CniErrorCode = {
   internal: 999,
 } as const;
 
-/** An error the plugin reports to the runtime as `{cniVersion, code, msg, details}`. */
-export class CniError extends Error {
+/**
+ * An error the plugin reports to the runtime as `{cniVersion, code, msg, details}`: a FabrikError
+ * whose `code` is the CNI error code (a number, as the spec has it).
+ */
+export class CniError extends FabrikError<number> {
   constructor(
-    readonly code: number,
+    code: number,
     msg: string,
     readonly details?: string,
     options?: { cause?: unknown },
   ) {
-    super(msg, options);
+    super(code, msg, options);
     this.name = 'CniError';
   }
 }
 
-export const isCniError = (e: unknown): e is CniError => e instanceof CniError;
+export const isCniError = errorGuard(CniError);
 
 /** The JSON the spec wants on stdout when a command fails. */
 export function toErrorJson(

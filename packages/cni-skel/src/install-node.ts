@@ -7,6 +7,7 @@ import {
   type CniNodeSettings,
 } from '@fabrik/api';
 import { writeFileAtomic } from './install.js';
+import { FabrikError } from '@fabrik/api';
 
 // `<plugin> install-node`: the node installer (the fabrik-cni image runs fabrik-ovs's), run by a
 // DaemonSet on every node with the node's directories under --host-root, as Multus' and Antrea's
@@ -111,9 +112,11 @@ export function planNodeInstall(inputs: NodeInstallInputs): NodeFile[] {
 }
 
 /** Bad input: the message names the option, file or field. Nothing has been written. */
-export class InstallInputError extends Error {
+export class InstallInputError extends FabrikError<'INSTALL_INPUT'> {
   override readonly name = 'InstallInputError';
-  readonly code = 'INSTALL_INPUT';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('INSTALL_INPUT', message, options);
+  }
 }
 
 export interface InstallNodeOptions {

@@ -4,6 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 import { parse as parseYaml } from 'yaml';
 import { checkFrrConfig } from './check.js';
+import { runningConfigFile } from './config-text.js';
 import { diffLines } from './diff.js';
 import {
   FRR_TEMPLATE_SETS,
@@ -217,10 +218,8 @@ async function diff(args: readonly string[], io: CliIo): Promise<number> {
  * "Building configuration..." preamble, version line, `end`, or lines FRR adds by itself.
  */
 export function normalizeRunningConfig(text: string): string {
-  const lines = text.split('\n');
-  const start = lines.findIndex((l) => l.startsWith('Current configuration:'));
-  const kept = lines
-    .slice(start + 1)
+  const kept = runningConfigFile(text)
+    .split('\n')
     .map((l) => l.trimEnd())
     .filter(
       (l) =>

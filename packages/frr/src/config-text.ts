@@ -10,6 +10,16 @@ export interface FrrConfigChange {
   readonly line: string;
 }
 
+/** `show running-config` as vtysh prints it, without the "Building configuration..." preamble: a loadable file. */
+export function runningConfigFile(output: string): string {
+  const lines = output.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('Current configuration:'));
+  return `${lines
+    .slice(start + 1)
+    .join('\n')
+    .trim()}\n`;
+}
+
 /** Top-level blocks of a configuration: each starts at an unindented line (`!`, `exit`, `end` excluded). */
 export function splitConfigBlocks(config: string): string[][] {
   const blocks: string[][] = [];

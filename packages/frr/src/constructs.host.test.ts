@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -77,4 +78,43 @@ describe('underlay constructs against running daemons', () => {
       expect(again).toMatchObject({ changed: false, added: [], removed: [] });
     },
   );
+});
+
+describe('BFD profiles removed', () => {
+  const target = () => ({ pathspace: ns.name, netns: ns.name });
+  const intent = (bfd: unknown) => ({
+    asn: 65000,
+    routerId: '10.0.0.1',
+    vtepIp: '10.0.0.1',
+    underlay: { neighbors: [{ interface: 'eth1', remoteAs: 'external', bfd }] },
+  });
+
+  // frr-reload.py removes the `bfd` block and the neighbor's `bfd`, then re-creates both with the
+  // `no` lines of what was inside them: without the second pass an empty `bfd` block and
+  // `neighbor eth1 bfd` stayed, and every full reload after it reported them as removed.
+  it('leave neither an empty bfd block nor BFD on the neighbor, and a full reload then changes nothing', async () => {
+    const withProfile = renderFrrConfig(
+      { ...intent({ profile: 'fast' }), bfdProfiles: [{ name: 'fast', minRx: 100, minTx: 100 }] },
+      { hostname: hostname() },
+    );
+    await reloadFrr({ ...target(), config: withProfile });
+    expect(await frr.runningConfig()).toContain('\nbfd\n profile fast\n');
+    expect(await frr.runningConfig()).toContain(' neighbor eth1 bfd profile fast\n');
+
+    const without = renderFrrConfig(intent(false), { hostname: hostname() });
+    const removed = await reloadFrr({ ...target(), config: without });
+    expect(removed.removed).toContainEqual({ context: ['bfd'], line: 'profile fast' });
+    const running = await frr.runningConfig();
+    expect(running).not.toMatch(/^bfd$/m);
+    expect(running).not.toContain('neighbor eth1 bfd');
+
+    // Without the record of the last apply (as after an agent restart), the full --test runs.
+    const runDir = await mkdtemp(join(tmpdir(), 'fabrik-frr-run-'));
+    try {
+      const full = await reloadFrr({ ...target(), config: without, runDir });
+      expect(full).toMatchObject({ changed: false, skipped: false, added: [], removed: [] });
+    } finally {
+      await rm(runDir, { recursive: true, force: true });
+    }
+  });
 });

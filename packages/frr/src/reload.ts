@@ -211,6 +211,7 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
       const previous = await showRunningConfig(options);
       try {
         await applyInTwoPasses(options, configDir, file, config, previous);
+        if (changes.removed.length > 0) await applyLeftovers(options, file, config);
       } catch (e) {
         if (!isFrrReloadError(e) || options.restoreOnFailure === false) throw e;
         const restoreError = await restore(options, configDir, previous);
@@ -267,6 +268,21 @@ async function applyInTwoPasses(
     await writeFileAtomic(file, config);
   }
   await runReload(target, ['--reload', '--stdout', file], 'reload');
+}
+
+/**
+ * frr-reload.py 8.4 removes a whole context before the lines inside it, and the `no` command of
+ * such a line enters the context again, which creates it anew: after all BFD profiles are removed
+ * an empty `bfd` block stays, and after `neighbor X bfd profile P` is removed `neighbor X bfd`
+ * stays (BFD still on for that peer). When a reload removed lines, a second `--test` finds what is
+ * left over, and a second `--reload` removes it (its deletions no longer nest).
+ */
+async function applyLeftovers(target: FrrTarget, file: string, config: string): Promise<void> {
+  // `write memory` has replaced CONFIG_DIR/frr.conf with the running configuration.
+  await writeFileAtomic(file, config);
+  const left = parseReloadTest(await runReload(target, ['--test', file], 'test'));
+  if (left.added.length + left.removed.length > 0)
+    await runReload(target, ['--reload', '--stdout', file], 'reload');
 }
 
 /** Applies a file of configuration commands as additions. Equivalent to: `vtysh -N PATHSPACE -f FILE`. */

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FabrikError, errorGuard } from '@fabrik/api';
 import Handlebars from 'handlebars';
 import { parseFrrIntent, type FrrIntentInput, type FrrTemplateSet } from './intent.js';
 import { toFrrModel, type FrrModel } from './model.js';
@@ -21,15 +22,14 @@ export interface RenderFrrOptions {
 }
 
 /** A template could not be read, compiled or rendered (a user override, usually). */
-export class FrrTemplateError extends Error {
-  readonly code = 'FRR_TEMPLATE_ERROR' as const;
+export class FrrTemplateError extends FabrikError<'FRR_TEMPLATE_ERROR'> {
+  override readonly name = 'FrrTemplateError';
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'FrrTemplateError';
+    super('FRR_TEMPLATE_ERROR', message, options);
   }
 }
 
-export const isFrrTemplateError = (e: unknown): e is FrrTemplateError => e instanceof FrrTemplateError;
+export const isFrrTemplateError = errorGuard(FrrTemplateError);
 
 /**
  * Helpers available to every partial. They only format; decisions belong in the model.

@@ -1,4 +1,5 @@
 import { runCommand, runInNetns, validateNetnsName, type RunResult } from '@fabrik/netcore';
+import { runningConfigFile } from './config-text.js';
 
 /** Where FRR runs: its pathspace (`-N NAME`) and, optionally, the netns to run tools in. */
 export interface FrrTarget {
@@ -28,13 +29,7 @@ export async function vtysh(target: FrrTarget, command: string): Promise<string>
 
 /** `show running-config` without vtysh's "Building configuration..." preamble: a loadable file. */
 export async function showRunningConfig(target: FrrTarget): Promise<string> {
-  const raw = await vtysh(target, 'show running-config');
-  const lines = raw.split('\n');
-  const start = lines.findIndex((l) => l.startsWith('Current configuration:'));
-  return `${lines
-    .slice(start + 1)
-    .join('\n')
-    .trim()}\n`;
+  return runningConfigFile(await vtysh(target, 'show running-config'));
 }
 
 /** Parses vtysh JSON output; FRR prints nothing at all for some empty tables. */

@@ -1,47 +1,44 @@
 // Typed errors of @fabrik/ippool: a `code` to branch on and an `isX()` guard per class. Errors of
 // the API server itself (unreachable, forbidden, ...) are @fabrik/kube's and pass through as they are.
+import { FabrikError } from '@fabrik/api';
 
-/** Base class of every error this package throws. */
-export abstract class IpPoolError extends Error {
-  abstract readonly code: string;
-}
+/** Base class of every error this package throws (codes `IPPOOL_...`). */
+export abstract class IpPoolError<
+  Code extends `IPPOOL_${string}` = `IPPOOL_${string}`,
+> extends FabrikError<Code> {}
 
 /** An address text that is not an IPv4 or IPv6 address. */
-export class AddressSyntaxError extends IpPoolError {
-  readonly code = 'IPPOOL_ADDRESS_SYNTAX' as const;
+export class AddressSyntaxError extends IpPoolError<'IPPOOL_ADDRESS_SYNTAX'> {
   override readonly name = 'AddressSyntaxError';
   constructor(readonly text: string) {
-    super(`${JSON.stringify(text.slice(0, 64))} is not an IP address`);
+    super('IPPOOL_ADDRESS_SYNTAX', `${JSON.stringify(text.slice(0, 64))} is not an IP address`);
   }
 }
 
 /** The IPPool does not exist. */
-export class PoolNotFoundError extends IpPoolError {
-  readonly code = 'IPPOOL_NOT_FOUND' as const;
+export class PoolNotFoundError extends IpPoolError<'IPPOOL_NOT_FOUND'> {
   override readonly name = 'PoolNotFoundError';
   constructor(
     readonly pool: string,
     options?: { cause?: unknown },
   ) {
-    super(`IPPool ${pool} does not exist`, options);
+    super('IPPOOL_NOT_FOUND', `IPPool ${pool} does not exist`, options);
   }
 }
 
 /** Every address of the pool is allocated or reserved; nothing was allocated. */
-export class PoolExhaustedError extends IpPoolError {
-  readonly code = 'IPPOOL_EXHAUSTED' as const;
+export class PoolExhaustedError extends IpPoolError<'IPPOOL_EXHAUSTED'> {
   override readonly name = 'PoolExhaustedError';
   constructor(
     readonly pool: string,
     readonly total: number,
   ) {
-    super(`IPPool ${pool} is exhausted: all ${total} of its addresses are in use`);
+    super('IPPOOL_EXHAUSTED', `IPPool ${pool} is exhausted: all ${total} of its addresses are in use`);
   }
 }
 
 /** A requested address (runtimeConfig.ips, CNI_ARGS IP) cannot be given. */
-export class AddressUnavailableError extends IpPoolError {
-  readonly code = 'IPPOOL_ADDRESS_UNAVAILABLE' as const;
+export class AddressUnavailableError extends IpPoolError<'IPPOOL_ADDRESS_UNAVAILABLE'> {
   override readonly name = 'AddressUnavailableError';
   constructor(
     readonly address: string,
@@ -49,7 +46,10 @@ export class AddressUnavailableError extends IpPoolError {
     readonly pool: string | undefined,
     readonly reason: string,
   ) {
-    super(`address ${address} is unavailable${pool ? ` from IPPool ${pool}` : ''}: ${reason}`);
+    super(
+      'IPPOOL_ADDRESS_UNAVAILABLE',
+      `address ${address} is unavailable${pool ? ` from IPPool ${pool}` : ''}: ${reason}`,
+    );
   }
 }
 
@@ -57,27 +57,29 @@ export class AddressUnavailableError extends IpPoolError {
  * The pools of one request do not fit together: two of one address family, or different VLANs.
  * `index` is the position of the offending pool in the request.
  */
-export class PoolSetError extends IpPoolError {
-  readonly code = 'IPPOOL_INVALID_SET' as const;
+export class PoolSetError extends IpPoolError<'IPPOOL_INVALID_SET'> {
   override readonly name = 'PoolSetError';
   constructor(
     readonly index: number,
     readonly reason: string,
   ) {
-    super(reason);
+    super('IPPOOL_INVALID_SET', reason);
   }
 }
 
 /** Concurrent writers kept winning until the deadline: try again later. */
-export class PoolContendedError extends IpPoolError {
-  readonly code = 'IPPOOL_CONTENDED' as const;
+export class PoolContendedError extends IpPoolError<'IPPOOL_CONTENDED'> {
   override readonly name = 'PoolContendedError';
   constructor(
     readonly pool: string,
     readonly attempts: number,
     options?: { cause?: unknown },
   ) {
-    super(`IPPool ${pool}: ${attempts} status writes lost to concurrent writers; try again later`, options);
+    super(
+      'IPPOOL_CONTENDED',
+      `IPPool ${pool}: ${attempts} status writes lost to concurrent writers; try again later`,
+      options,
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from './errors.js';
-import { labelKeyProblem } from './selector.js';
+import { labelKeyProblem } from '@fabrik/api';
 
 // Conditions with the semantics of apimachinery's meta.SetStatusCondition: lastTransitionTime moves
 // only when the status changes; reason, message and observedGeneration are updated in place.

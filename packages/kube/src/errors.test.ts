@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isFabrikError } from '@fabrik/api';
 import {
   apiErrorFor,
   isAlreadyExistsError,
@@ -18,6 +19,16 @@ import {
 import { statusFromBody, transportError } from './rest.js';
 
 describe('apiErrorFor', () => {
+  it('gives FabrikErrors with the KUBE_ code of the answer', () => {
+    const error = apiErrorFor('GET /api/v1/nodes/n1', {
+      code: 404,
+      reason: 'NotFound',
+      message: 'not found',
+    });
+    expect(isFabrikError(error, 'KUBE_NOT_FOUND')).toBe(true);
+    expect(error.name).toBe('NotFoundError');
+  });
+
   it.each([
     [401, undefined, isUnauthorizedError],
     [403, 'Forbidden', isForbiddenError],

@@ -1,5 +1,7 @@
 // Typed errors of @fabrik/kube. Every class has a `code` callers can branch on and an `isX()` guard;
 // causes are always passed on. API errors carry the Kubernetes Status the server answered with.
+// They are @fabrik/api's FabrikError, as every error fabrik throws on purpose.
+import { FabrikError } from '@fabrik/api';
 
 /** A field-level cause of a 422 Invalid answer (`status.details.causes[]`). */
 export interface StatusCause {
@@ -17,20 +19,20 @@ export interface ApiStatus {
   readonly causes?: readonly StatusCause[];
 }
 
-/** Base class of every error @fabrik/kube throws. */
-export abstract class KubeError extends Error {
-  abstract readonly code: string;
-}
+/** Base class of every error @fabrik/kube throws (codes `KUBE_...`). */
+export abstract class KubeError<Code extends `KUBE_${string}` = `KUBE_${string}`> extends FabrikError<Code> {}
 
 /** Base class of the errors that carry an answer of the API server. */
-export abstract class KubeApiError extends KubeError {
+export abstract class KubeApiError<Code extends `KUBE_${string}` = `KUBE_${string}`> extends KubeError<Code> {
   constructor(
+    code: Code,
     /** `GET /apis/...`: what was asked. */
     readonly request: string,
     readonly status: ApiStatus,
     options?: { cause?: unknown },
   ) {
     super(
+      code,
       `${request}: ${status.code}${status.reason ? ` ${status.reason}` : ''}: ${status.message ?? ''}`,
       options,
     );
@@ -41,68 +43,85 @@ export abstract class KubeApiError extends KubeError {
 }
 
 /** 404: the object (or the resource) does not exist. */
-export class NotFoundError extends KubeApiError {
-  readonly code = 'KUBE_NOT_FOUND' as const;
+export class NotFoundError extends KubeApiError<'KUBE_NOT_FOUND'> {
   override readonly name = 'NotFoundError';
+  constructor(request: string, status: ApiStatus, options?: { cause?: unknown }) {
+    super('KUBE_NOT_FOUND', request, status, options);
+  }
 }
 
 /** 409 Conflict: the object changed since it was read (stale `resourceVersion`); re-read and retry. */
-export class ConflictError extends KubeApiError {
-  readonly code = 'KUBE_CONFLICT' as const;
+export class ConflictError extends KubeApiError<'KUBE_CONFLICT'> {
   override readonly name = 'ConflictError';
+  constructor(request: string, status: ApiStatus, options?: { cause?: unknown }) {
+    super('KUBE_CONFLICT', request, status, options);
+  }
 }
 
 /** 409 AlreadyExists: a create found an object of that name. */
-export class AlreadyExistsError extends KubeApiError {
-  readonly code = 'KUBE_ALREADY_EXISTS' as const;
+export class AlreadyExistsError extends KubeApiError<'KUBE_ALREADY_EXISTS'> {
   override readonly name = 'AlreadyExistsError';
+  constructor(request: string, status: ApiStatus, options?: { cause?: unknown }) {
+    super('KUBE_ALREADY_EXISTS', request, status, options);
+  }
 }
 
 /** 410 Gone: the resourceVersion asked for is older than the server keeps (list again). */
-export class GoneError extends KubeApiError {
-  readonly code = 'KUBE_GONE' as const;
+export class GoneError extends KubeApiError<'KUBE_GONE'> {
   override readonly name = 'GoneError';
+  constructor(request: string, status: ApiStatus, options?: { cause?: unknown }) {
+    super('KUBE_GONE', request, status, options);
+  }
 }
 
 /** 401: the server does not accept the credentials. */
-export class UnauthorizedError extends KubeApiError {
-  readonly code = 'KUBE_UNAUTHORIZED' as const;
+export class UnauthorizedError extends KubeApiError<'KUBE_UNAUTHORIZED'> {
   override readonly name = 'UnauthorizedError';
+  constructor(request: string, status: ApiStatus, options?: { cause?: unknown }) {
+    super('KUBE_UNAUTHORIZED', request, status, options);
+  }
 }
 
 /** 403: the credentials are not allowed to do this (RBAC). */
-export class ForbiddenError extends KubeApiError {
-  readonly code = 'KUBE_FORBIDDEN' as const;
+export class ForbiddenError extends KubeApiError<'KUBE_FORBIDDEN'> {
   override readonly name = 'ForbiddenError';
+  constructor(request: string, status: ApiStatus, options?: { cause?: unknown }) {
+    super('KUBE_FORBIDDEN', request, status, options);
+  }
 }
 
 /** 422 Invalid: the server refused the object; `causes` name the fields. */
-export class InvalidError extends KubeApiError {
-  readonly code = 'KUBE_INVALID' as const;
+export class InvalidError extends KubeApiError<'KUBE_INVALID'> {
   override readonly name = 'InvalidError';
+  constructor(request: string, status: ApiStatus, options?: { cause?: unknown }) {
+    super('KUBE_INVALID', request, status, options);
+  }
   get causes(): readonly StatusCause[] {
     return this.status.causes ?? [];
   }
 }
 
 /** 429 or 5xx: the server is overloaded or failing; worth retrying with backoff. */
-export class ServerError extends KubeApiError {
-  readonly code = 'KUBE_SERVER' as const;
+export class ServerError extends KubeApiError<'KUBE_SERVER'> {
   override readonly name = 'ServerError';
+  constructor(request: string, status: ApiStatus, options?: { cause?: unknown }) {
+    super('KUBE_SERVER', request, status, options);
+  }
 }
 
 /** Any other unsuccessful answer (400 Bad Request, 415 Unsupported Media Type, ...). */
-export class RequestRejectedError extends KubeApiError {
-  readonly code = 'KUBE_REQUEST_REJECTED' as const;
+export class RequestRejectedError extends KubeApiError<'KUBE_REQUEST_REJECTED'> {
   override readonly name = 'RequestRejectedError';
+  constructor(request: string, status: ApiStatus, options?: { cause?: unknown }) {
+    super('KUBE_REQUEST_REJECTED', request, status, options);
+  }
 }
 
 /**
  * The API server could not be reached: connection refused or reset, name not resolved, TLS failure,
  * or no answer within the request timeout. fabrik-ipam maps it to CNI error code 11 (try again later).
  */
-export class UnreachableError extends KubeError {
-  readonly code = 'KUBE_UNREACHABLE' as const;
+export class UnreachableError extends KubeError<'KUBE_UNREACHABLE'> {
   override readonly name = 'UnreachableError';
   constructor(
     readonly request: string,
@@ -110,35 +129,36 @@ export class UnreachableError extends KubeError {
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`${request}: API server unreachable (${reason})`, options);
+    super('KUBE_UNREACHABLE', `${request}: API server unreachable (${reason})`, options);
   }
 }
 
 /** The server answered with an object that the caller's `parse` function refused. */
-export class ObjectSchemaError extends KubeError {
-  readonly code = 'KUBE_OBJECT_SCHEMA' as const;
+export class ObjectSchemaError extends KubeError<'KUBE_OBJECT_SCHEMA'> {
   override readonly name = 'ObjectSchemaError';
   constructor(
     /** `name` or `namespace/name` of the object. */
     readonly key: string,
     options?: { cause?: unknown },
   ) {
-    super(`object ${key} does not match its schema: ${describeCause(options?.cause)}`, options);
+    super(
+      'KUBE_OBJECT_SCHEMA',
+      `object ${key} does not match its schema: ${describeCause(options?.cause)}`,
+      options,
+    );
   }
 }
 
 /** No usable cluster configuration: names what is missing (file, environment variable, field). */
-export class KubeConfigError extends KubeError {
-  readonly code = 'KUBE_CONFIG' as const;
+export class KubeConfigError extends KubeError<'KUBE_CONFIG'> {
   override readonly name = 'KubeConfigError';
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('KUBE_CONFIG', message, options);
   }
 }
 
 /** An argument is invalid (label selector, condition, taint, name); `field` names it. */
-export class InvalidArgumentError extends KubeError {
-  readonly code = 'KUBE_INVALID_ARGUMENT' as const;
+export class InvalidArgumentError extends KubeError<'KUBE_INVALID_ARGUMENT'> {
   override readonly name = 'InvalidArgumentError';
   constructor(
     /** Path of the offending field, for example `nodeSelector.matchExpressions[0].values`. */
@@ -146,7 +166,7 @@ export class InvalidArgumentError extends KubeError {
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`${field}: ${reason}`, options);
+    super('KUBE_INVALID_ARGUMENT', `${field}: ${reason}`, options);
   }
 }
 

@@ -36,15 +36,11 @@ export { stderrLogger } from './logger.js';
 export type { KubeLogger } from './logger.js';
 export { PATCH_CONTENT_TYPE } from './rest.js';
 export type { PatchType } from './rest.js';
-export {
-  LABEL_SELECTOR_OPERATORS,
-  matchesLabelSelector,
-  validateLabelSelector,
-  formatLabelSelector,
-  labelKeyProblem,
-  labelValueProblem,
-} from './selector.js';
-export type { LabelSelector, LabelSelectorRequirement, LabelSelectorOperator, Labels } from './selector.js';
+export { matchesLabelSelector, validateLabelSelector, formatLabelSelector } from './selector.js';
+export type { LabelSelector, LabelSelectorRequirement, Labels } from './selector.js';
+// The rules themselves are @fabrik/api's; exported here too, as before they moved there.
+export { LABEL_SELECTOR_OPERATORS, labelKeyProblem, labelValueProblem } from '@fabrik/api';
+export type { LabelSelectorOperator } from '@fabrik/api';
 export {
   setCondition,
   removeCondition,

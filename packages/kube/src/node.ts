@@ -6,7 +6,7 @@ import { customObjects } from './custom-objects.js';
 import { InvalidArgumentError, isConflictError } from './errors.js';
 import { startInformer, type Informer, type InformerOptions } from './informer.js';
 import { ObjectMeta, NODES } from './resource.js';
-import { labelKeyProblem, labelValueProblem } from './selector.js';
+import { labelKeyProblem, labelValueProblem } from '@fabrik/api';
 
 // The agent's own Node: watched by name, its conditions patched one type at a time, its taints
 // changed with a resourceVersion precondition.

@@ -1,17 +1,15 @@
+import { LABEL_SELECTOR_OPERATORS, labelKeyProblem, labelValueProblem } from '@fabrik/api';
 import { InvalidArgumentError } from './errors.js';
 
 // Label selectors exactly as Kubernetes evaluates them (apimachinery metav1.LabelSelectorAsSelector
 // and labels.Requirement.Matches): matchLabels AND every matchExpression; an empty selector matches
 // everything. Validation follows labels.NewRequirement: keys are qualified names, values label
-// values, In/NotIn need values, Exists/DoesNotExist must have none.
-
-/** The operators of a `matchExpressions` entry. */
-export const LABEL_SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
-export type LabelSelectorOperator = (typeof LABEL_SELECTOR_OPERATORS)[number];
+// values, In/NotIn need values, Exists/DoesNotExist must have none. The operators and the rules of
+// keys and values are @fabrik/api's (the kinds' schemas use the same).
 
 export interface LabelSelectorRequirement {
   readonly key: string;
-  /** One of {@link LABEL_SELECTOR_OPERATORS}; anything else is refused. */
+  /** One of @fabrik/api's LABEL_SELECTOR_OPERATORS; anything else is refused. */
   readonly operator: string;
   readonly values?: readonly string[];
 }
@@ -23,38 +21,6 @@ export interface LabelSelector {
 }
 
 export type Labels = Readonly<Record<string, string>>;
-
-const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
-/** Why `key` is not a valid label key (a qualified name: `[prefix/]name`), or undefined when it is. */
-export function labelKeyProblem(key: string): string | undefined {
-  const parts = key.split('/');
-  if (parts.length > 2) return 'a label key has at most one "/"';
-  const name = parts.length === 2 ? parts[1]! : parts[0]!;
-  if (parts.length === 2) {
-    const prefix = parts[0]!;
-    if (prefix.length === 0) return 'the prefix before "/" must not be empty';
-    if (prefix.length > 253) return 'the prefix must be at most 253 characters';
-    if (!DNS1123_SUBDOMAIN.test(prefix)) return 'the prefix must be a lowercase DNS subdomain';
-  }
-  if (name.length === 0) return 'the name part must not be empty';
-  if (name.length > 63) return 'the name part must be at most 63 characters';
-  if (!NAME_PART.test(name)) {
-    return 'the name part must consist of alphanumerics, "-", "_" or ".", and start and end with an alphanumeric';
-  }
-  return undefined;
-}
-
-/** Why `value` is not a valid label value, or undefined when it is (the empty string is valid). */
-export function labelValueProblem(value: string): string | undefined {
-  if (value.length > 63) return 'a label value must be at most 63 characters';
-  if (!LABEL_VALUE.test(value)) {
-    return 'a label value must consist of alphanumerics, "-", "_" or ".", and start and end with an alphanumeric';
-  }
-  return undefined;
-}
 
 /**
  * Checks a selector as the API server would; throws {@link InvalidArgumentError} naming the first

@@ -20,12 +20,10 @@ import {
   ensureBridge,
   type PortSpec,
 } from '@fabrik/netcore/ovsdb';
-import { createTempNetns, startOvs, uniqueName } from '@fabrik/testkit';
+import { createTempNetns, median, startOvs, uniqueName } from '@fabrik/testkit';
 
 const PORTS = Number(process.env.PORTS ?? 200);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // vswitchd in a namespace of its own, so its devices cannot collide with other OVS instances here.
 const switchNs = await createTempNetns('fovsb-');

@@ -154,6 +154,7 @@ describe('generated CRDs', () => {
     expect(crds.map((c) => c.spec.names.shortNames[0])).toEqual([
       'vrf',
       'l2',
+      'bgpp',
       'ipp',
       'nns',
       'net-attach-def',

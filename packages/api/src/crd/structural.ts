@@ -3,19 +3,19 @@
 // one common type outside and only value validations inside anyOf/oneOf, records become
 // additionalProperties, and key rules that OpenAPI cannot say travel as CEL. Anything this
 // converter does not know is an error, never dropped silently.
+import { FabrikError } from '../errors.js';
 
 /** A JSON schema node (both the input and the structural output). */
 export type JsonSchema = { [key: string]: unknown };
 
 /** The input cannot become a structural schema; `path` says where (`properties.spec.properties.vlan`). */
-export class StructuralSchemaError extends Error {
-  readonly code = 'STRUCTURAL_SCHEMA' as const;
+export class StructuralSchemaError extends FabrikError<'STRUCTURAL_SCHEMA'> {
+  override readonly name = 'StructuralSchemaError';
   constructor(
     readonly path: string,
     message: string,
   ) {
-    super(`${path || '(root)'}: ${message}`);
-    this.name = 'StructuralSchemaError';
+    super('STRUCTURAL_SCHEMA', `${path || '(root)'}: ${message}`);
   }
 }
 

@@ -9,12 +9,16 @@ const QUALIFIED_NAME = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 /** A qualified name of at most 63 characters (label keys' name part, label values). */
 const QUALIFIED_NAME_63 = '([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]';
 
+const DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
+const QUALIFIED_NAME_ONLY = new RegExp(`^${QUALIFIED_NAME}$`);
+const LABEL_VALUE = new RegExp(`^(${QUALIFIED_NAME})?$`);
+
 /** An object name: a DNS subdomain (RFC 1123) of at most 253 characters, as most kinds require. */
 export const ObjectName = z
   .string()
   .max(253)
   .regex(
-    new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`),
+    DNS_SUBDOMAIN,
     'must be lower case letters, digits, "-" and ".", starting and ending with a letter or digit',
   );
 
@@ -31,10 +35,39 @@ export const LabelKey = z
 export const LabelValue = z
   .string()
   .max(63)
-  .regex(
-    new RegExp(`^(${QUALIFIED_NAME})?$`),
-    'must be empty or A-Z a-z 0-9 - _ . starting and ending alphanumeric (at most 63)',
-  );
+  .regex(LABEL_VALUE, 'must be empty or A-Z a-z 0-9 - _ . starting and ending alphanumeric (at most 63)');
+
+/**
+ * Why `key` is not a valid label key (a qualified name: `[prefix/]name`, as apimachinery's
+ * IsQualifiedName), or undefined when it is. For code that checks keys outside a schema (label
+ * selectors given to a client, condition types, taints); the messages name the part at fault.
+ */
+export function labelKeyProblem(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts.length > 2) return 'a label key has at most one "/"';
+  const name = parts.length === 2 ? parts[1]! : parts[0]!;
+  if (parts.length === 2) {
+    const prefix = parts[0]!;
+    if (prefix.length === 0) return 'the prefix before "/" must not be empty';
+    if (prefix.length > 253) return 'the prefix must be at most 253 characters';
+    if (!DNS_SUBDOMAIN.test(prefix)) return 'the prefix must be a lowercase DNS subdomain';
+  }
+  if (name.length === 0) return 'the name part must not be empty';
+  if (name.length > 63) return 'the name part must be at most 63 characters';
+  if (!QUALIFIED_NAME_ONLY.test(name)) {
+    return 'the name part must consist of alphanumerics, "-", "_" or ".", and start and end with an alphanumeric';
+  }
+  return undefined;
+}
+
+/** Why `value` is not a valid label value, or undefined when it is (the empty string is valid). */
+export function labelValueProblem(value: string): string | undefined {
+  if (value.length > 63) return 'a label value must be at most 63 characters';
+  if (!LABEL_VALUE.test(value)) {
+    return 'a label value must consist of alphanumerics, "-", "_" or ".", and start and end with an alphanumeric';
+  }
+  return undefined;
+}
 
 /**
  * A map with at most `max` entries. The API server needs the bound (maxProperties) to estimate the
@@ -69,6 +102,7 @@ export function objectMeta<N extends z.ZodType<string>>(name: N) {
   });
 }
 
+/** The operators of a `matchExpressions` entry (@fabrik/kube's selector code uses this list too). */
 export const LABEL_SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 export type LabelSelectorOperator = (typeof LABEL_SELECTOR_OPERATORS)[number];
 

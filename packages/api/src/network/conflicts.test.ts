@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkIntentConflicts, type Layer2NetworkForConflicts, type VrfForConflicts } from './conflicts.js';
+import {
+  checkIntentConflicts,
+  type BgpPeeringForConflicts,
+  type Layer2NetworkForConflicts,
+  type VrfForConflicts,
+} from './conflicts.js';
 
 const vrf = (
   name: string,
@@ -19,6 +24,15 @@ const l2 = (
 ): Layer2NetworkForConflicts => ({
   metadata: { name, ...(created ? { creationTimestamp: created } : {}) },
   spec: { vni, vlan, mtu: 1500, neighSuppression: true, ...(vrfName ? { vrf: vrfName } : {}) },
+});
+
+const peering = (
+  name: string,
+  spec: Omit<BgpPeeringForConflicts['spec'], 'remoteAs'>,
+  created?: string,
+): BgpPeeringForConflicts => ({
+  metadata: { name, ...(created ? { creationTimestamp: created } : {}) },
+  spec: { remoteAs: 64512, ...spec },
 });
 
 describe('checkIntentConflicts', () => {
@@ -103,6 +117,112 @@ describe('checkIntentConflicts', () => {
     // VRF main is skipped first, so Layer2Network a keeps VNI 1001; b may use the hbr VRF "main".
     expect(problems).toEqual([
       { kind: 'VRF', name: 'main', field: 'metadata.name', message: `"main" is the node's own VRF (hbrVrf)` },
+    ]);
+  });
+
+  it('skips a BGPPeering whose VRF is missing, skipped, or the hbr VRF', () => {
+    const problems = checkIntentConflicts(
+      [vrf('red', 1001, {}, '2026-01-01T00:00:00Z'), vrf('blue', 1001, {}, '2026-01-02T00:00:00Z')],
+      [],
+      {
+        bgpPeerings: [
+          peering('ok', { vrf: 'red', address: '10.0.0.1' }),
+          peering('to-blue', { vrf: 'blue', address: '10.0.0.1' }),
+          peering('to-green', { vrf: 'green', address: '10.0.0.1' }),
+          peering('to-hbr', { vrf: 'hbr', address: '10.0.0.1' }),
+        ],
+      },
+    );
+    expect(problems.filter((p) => p.kind === 'BGPPeering')).toEqual([
+      { kind: 'BGPPeering', name: 'to-blue', field: 'spec.vrf', message: 'VRF blue is skipped' },
+      { kind: 'BGPPeering', name: 'to-green', field: 'spec.vrf', message: 'VRF green does not exist' },
+      {
+        kind: 'BGPPeering',
+        name: 'to-hbr',
+        field: 'spec.vrf',
+        message: `"hbr" is the node's own VRF (hbrVrf): name a VRF object`,
+      },
+    ]);
+  });
+
+  it('keeps a peer address or listen range with the older BGPPeering of a VRF', () => {
+    const problems = checkIntentConflicts(
+      [vrf('red', 1001, { addressFamilies: ['ipv4', 'ipv6'] }), vrf('blue', 1002)],
+      [],
+      {
+        bgpPeerings: [
+          peering('b-new', { vrf: 'red', address: 'fd00::0:1' }, '2026-01-02T00:00:00Z'),
+          peering('a-old', { vrf: 'red', address: 'fd00::1' }, '2026-01-01T00:00:00Z'),
+          peering('other-vrf', { vrf: 'blue', address: '10.0.0.1' }),
+          peering('same-in-red', { vrf: 'red', address: '10.0.0.1' }),
+          peering('range-wide', { vrf: 'red', listenRange: '10.1.0.0/16' }, '2026-01-01T00:00:00Z'),
+          peering('range-inside', { vrf: 'red', listenRange: '10.1.2.0/24' }, '2026-01-02T00:00:00Z'),
+          peering('range-apart', { vrf: 'red', listenRange: '10.2.0.0/16' }),
+        ],
+      },
+    );
+    expect(problems).toEqual([
+      {
+        kind: 'BGPPeering',
+        name: 'b-new',
+        field: 'spec.address',
+        message: 'BGPPeering a-old already peers with fd00::0:1 in VRF red',
+      },
+      {
+        kind: 'BGPPeering',
+        name: 'range-inside',
+        field: 'spec.listenRange',
+        message: 'overlaps the listen range of BGPPeering range-wide in VRF red',
+      },
+    ]);
+  });
+
+  it('lets a VRF without addressFamilies carry ipv6 when its prefixes or gateways are IPv6', () => {
+    const gateway = {
+      ...l2('web', 2100, 100, 'green'),
+      spec: { ...l2('web', 2100, 100, 'green').spec, anycastGateways: ['fd00:1::1/64'] },
+    };
+    const problems = checkIntentConflicts(
+      [
+        vrf('red', 1001, { import: [{ cidr: 'fd00::/8', action: 'permit' }] }),
+        vrf('green', 1002),
+        vrf('blue', 1003, { addressFamilies: ['ipv4'] }),
+      ],
+      [gateway],
+      {
+        bgpPeerings: [
+          peering('in-red', { vrf: 'red', address: 'fd00::1' }),
+          peering('in-green', { vrf: 'green', address: 'fd00::2' }),
+          peering('in-blue', { vrf: 'blue', address: 'fd00::3' }),
+        ],
+      },
+    );
+    expect(problems.map((p) => p.name)).toEqual(['in-blue']);
+  });
+
+  it('skips a BGPPeering of an address family its VRF does not carry', () => {
+    const problems = checkIntentConflicts([vrf('red', 1001)], [], {
+      bgpPeerings: [
+        peering('v6', { vrf: 'red', address: 'fd00::1' }),
+        peering('v4-and-v6', { vrf: 'red', address: '10.0.0.1', addressFamilies: ['ipv4', 'ipv6'] }),
+        peering('v4', { vrf: 'red', listenRange: '10.0.0.0/24' }),
+      ],
+    });
+    expect(problems).toEqual([
+      {
+        kind: 'BGPPeering',
+        name: 'v4-and-v6',
+        field: 'spec.addressFamilies',
+        message:
+          'VRF red does not carry ipv6 (its spec.addressFamilies, or what its prefixes and gateways imply)',
+      },
+      {
+        kind: 'BGPPeering',
+        name: 'v6',
+        field: 'spec.address',
+        message:
+          'VRF red does not carry ipv6 (its spec.addressFamilies, or what its prefixes and gateways imply)',
+      },
     ]);
   });
 });

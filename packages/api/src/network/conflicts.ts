@@ -1,26 +1,36 @@
+import { canonicalIp, networksOverlap } from '../routing-intent/ip.js';
+import type { BgpPeering } from './bgp-peering.js';
 import type { Layer2Network } from './layer2-network.js';
+import { ipFamily } from './ip.js';
 import type { ObjectError } from './node-network-status.js';
-import type { Vrf } from './vrf.js';
+import { vrfAddressFamilies, type Vrf } from './vrf.js';
 
 /** The part of a VRF object the cross-object rules read. */
 export type VrfForConflicts = Pick<Vrf, 'metadata' | 'spec'>;
 /** The part of a Layer2Network object the cross-object rules read. */
 export type Layer2NetworkForConflicts = Pick<Layer2Network, 'metadata' | 'spec'>;
+/** The part of a BGPPeering object the cross-object rules read. */
+export type BgpPeeringForConflicts = Pick<BgpPeering, 'metadata' | 'spec'>;
 
 export interface IntentConflictOptions {
   /** The node's own VRF (agent-netns's `hbrVrf`): Layer2Networks may name it without a VRF object. */
   readonly hbrVrf?: string;
+  /** The BGPPeerings scheduled on the node, checked against the VRFs and each other. */
+  readonly bgpPeerings?: readonly BgpPeeringForConflicts[];
 }
 
 /**
  * The rules that span objects, which no schema can check: a VNI used twice (VRFs and
  * Layer2Networks share one VNI space), two Layer2Networks with one VLAN, a Layer2Network or an
  * `importVrfs` entry naming a VRF that does not exist (or is skipped itself), a VRF named like the
- * node's hbr VRF. Pass the valid objects scheduled on one node (nodeSelector already applied).
+ * node's hbr VRF; a BGPPeering naming a VRF that does not exist (or is skipped), of an address
+ * family its VRF does not carry, or with the peer address (or an overlapping listen range) of
+ * another BGPPeering of the VRF. Pass the valid objects scheduled on one node (nodeSelector
+ * already applied).
  *
- * The agents skip every object returned here and apply all others. When two objects claim one VNI
- * or VLAN, the older one (creationTimestamp, then name) keeps it, so a new object never takes a
- * working network down. Pure; the result is sorted by kind and name.
+ * The agents skip every object returned here and apply all others. When two objects claim one VNI,
+ * VLAN or peer, the older one (creationTimestamp, then name) keeps it, so a new object never takes
+ * a working network or session down. Pure; the result is sorted by kind and name.
  */
 export function checkIntentConflicts(
   vrfs: readonly VrfForConflicts[],
@@ -100,6 +110,65 @@ export function checkIntentConflicts(
     }
     changed = problems.size !== before;
   }
+
+  // BGPPeerings last: they depend on their VRF and nothing depends on them.
+  const vrfByName = new Map(vrfs.map((v) => [v.metadata.name, v]));
+  const peers = new Map<string, { name: string; address?: string; listenRange?: string }[]>();
+  for (const p of [...(options.bgpPeerings ?? [])].sort((a, b) => byAge(ageKey(a), ageKey(b)))) {
+    const { name } = p.metadata;
+    const { vrf, address, listenRange } = p.spec;
+    const target = vrfByName.get(vrf);
+    if (vrf === hbrVrf) {
+      report('BGPPeering', name, 'spec.vrf', `"${hbrVrf}" is the node's own VRF (hbrVrf): name a VRF object`);
+      continue;
+    }
+    if (!target || skipped('VRF', vrf)) {
+      report('BGPPeering', name, 'spec.vrf', why(vrf));
+      continue;
+    }
+    const family = ipFamily(address ?? listenRange ?? '') === 6 ? 'ipv6' : 'ipv4';
+    const families = p.spec.addressFamilies ?? [family];
+    const vrfFamilies = vrfAddressFamilies(target, layer2s);
+    const missing = families.find((f) => !vrfFamilies.includes(f));
+    if (missing !== undefined) {
+      report(
+        'BGPPeering',
+        name,
+        p.spec.addressFamilies
+          ? 'spec.addressFamilies'
+          : address !== undefined
+            ? 'spec.address'
+            : 'spec.listenRange',
+        `VRF ${vrf} does not carry ${missing} (its spec.addressFamilies, or what its prefixes and gateways imply)`,
+      );
+      continue;
+    }
+    const others = peers.get(vrf) ?? [];
+    const clash = others.find((o) =>
+      address !== undefined
+        ? o.address !== undefined && canonicalIp(o.address) === canonicalIp(address)
+        : o.listenRange !== undefined &&
+          listenRange !== undefined &&
+          networksOverlap(o.listenRange, listenRange),
+    );
+    if (clash) {
+      report(
+        'BGPPeering',
+        name,
+        address !== undefined ? 'spec.address' : 'spec.listenRange',
+        address !== undefined
+          ? `BGPPeering ${clash.name} already peers with ${address} in VRF ${vrf}`
+          : `overlaps the listen range of BGPPeering ${clash.name} in VRF ${vrf}`,
+      );
+      continue;
+    }
+    others.push({
+      name,
+      ...(address !== undefined ? { address } : {}),
+      ...(listenRange !== undefined ? { listenRange } : {}),
+    });
+    peers.set(vrf, others);
+  }
   return [...problems.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
 }
 
@@ -109,7 +178,10 @@ function createdOf(o: { metadata: { creationTimestamp?: string | undefined } }):
   return t === undefined ? Number.POSITIVE_INFINITY : Date.parse(t);
 }
 
-function ageKey(o: Layer2NetworkForConflicts): { created: number; name: string } {
+function ageKey(o: { metadata: { name: string; creationTimestamp?: string | undefined } }): {
+  created: number;
+  name: string;
+} {
   return { created: createdOf(o), name: o.metadata.name };
 }
 

@@ -5,7 +5,6 @@ import { openApiSchemaOf } from '../crd/custom-resource-definition.js';
 import { admissionErrors } from '../../test/admission.js';
 import { LabelSelector } from '../kube/meta.js';
 import { parseLayer2Network } from './layer2-network.js';
-import { nodeNetworkStatusSectionPatch, parseNodeNetworkStatus } from './node-network-status.js';
 import { parseVrf } from './vrf.js';
 
 const l2 = (spec: object) => ({
@@ -50,33 +49,6 @@ describe('network kinds', () => {
       spec: { ipRanges: [{ cidr: '10.2.0.0/24' }], subnetInfo: { gateway: '10.1.0.1', prefixLength: 24 } },
     });
     expect(!pool.ok && pool.error.issues.map((i) => i.path)).toEqual(['spec.ipRanges']);
-  });
-  it('patches one NodeNetworkStatus section and drops the keys the agent no longer reports', () => {
-    const current = {
-      configStatus: 'provisioned' as const,
-      appliedGenerations: { vrfs: { red: 1, blue: 2 } },
-      lastUpdate: '2026-11-30T04:00:00Z',
-    };
-    const next = {
-      configStatus: 'provisioned' as const,
-      appliedGenerations: { vrfs: { red: 2 } },
-      lastUpdate: '2026-11-30T04:01:00Z',
-    };
-    const patch = nodeNetworkStatusSectionPatch('netns', next, current, '42');
-    expect(patch).toEqual({
-      metadata: { resourceVersion: '42' },
-      status: {
-        netns: { appliedGenerations: { vrfs: { red: 2, blue: null } }, lastUpdate: '2026-11-30T04:01:00Z' },
-      },
-    });
-    expect(
-      parseNodeNetworkStatus({
-        apiVersion: API_VERSION,
-        kind: 'NodeNetworkStatus',
-        metadata: { name: 'n1' },
-        status: { netns: next },
-      }).ok,
-    ).toBe(true);
   });
   it("refuses a change of an IPPool's subnetInfo on update (a CEL transition rule), not other changes", () => {
     const pool = {

@@ -20,7 +20,7 @@ export type NodeNetworkStatusSectionName = (typeof NODE_NETWORK_STATUS_SECTIONS)
 /** An object the agent skipped, and why (names the field when one field is at fault). */
 export const ObjectError = z
   .object({
-    kind: z.enum(['VRF', 'Layer2Network']),
+    kind: z.enum(['VRF', 'Layer2Network', 'BGPPeering']),
     name: z.string().min(1).max(253),
     field: z.string().max(256).optional().describe('The offending field (spec.vni).'),
     message: z.string().max(4096),
@@ -39,10 +39,13 @@ export const NodeNetworkStatusSection = z
       .object({
         vrfs: Generations.optional(),
         layer2Networks: Generations.optional(),
+        bgpPeerings: Generations.optional(),
       })
       .strict()
       .optional()
-      .describe('The generation of each VRF and Layer2Network whose spec is applied on this node.'),
+      .describe(
+        'The generation of each VRF, Layer2Network and BGPPeering whose spec is applied on this node.',
+      ),
     errorMessage: z
       .string()
       .max(32768)
@@ -128,43 +131,4 @@ export function parseNodeNetworkStatus(input: unknown): ParseResult<NodeNetworkS
 /** Validates one section (agent-netns's status file has this shape); errors name the field. */
 export function parseNodeNetworkStatusSection(input: unknown): ParseResult<NodeNetworkStatusSection> {
   return parseWith(NodeNetworkStatusSection, () => 'NodeNetworkStatus section', input);
-}
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/**
- * The JSON merge patch (RFC 7386) for the status subresource that makes `status.<section>` equal
- * to `next` and leaves the other section as it is. `current` is the section as last read: keys it
- * has and `next` lacks are sent as null (a merge patch cannot drop keys otherwise). Send it with
- * `metadata.resourceVersion` of that read (`resourceVersion`), so a stale read gets a 409 and the
- * writer reads again instead of leaving stale keys behind.
- */
-export function nodeNetworkStatusSectionPatch(
-  section: NodeNetworkStatusSectionName,
-  next: NodeNetworkStatusSection,
-  current: NodeNetworkStatusSection | undefined,
-  resourceVersion?: string,
-): { metadata?: { resourceVersion: string }; status: Record<string, Json> } {
-  const value = mergePatch(current as Json | undefined, next as unknown as Json);
-  return {
-    ...(resourceVersion !== undefined ? { metadata: { resourceVersion } } : {}),
-    status: { [section]: value },
-  };
-}
-
-/** The merge patch that turns `from` into `to` (objects merged key by key, everything else replaced). */
-function mergePatch(from: Json | undefined, to: Json): Json {
-  if (!isObject(to) || !isObject(from)) return to;
-  const patch: { [key: string]: Json } = {};
-  for (const key of Object.keys(from)) if (to[key] === undefined) patch[key] = null;
-  for (const [key, value] of Object.entries(to)) {
-    if (value === undefined) continue;
-    const old = from[key];
-    if (JSON.stringify(old) !== JSON.stringify(value)) patch[key] = mergePatch(old, value);
-  }
-  return patch;
-}
-
-function isObject(v: Json | undefined): v is { [key: string]: Json } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,3 +1,4 @@
+import { BGP_PEERING_RESOURCE } from './bgp-peering.js';
 import type { ResourceKind } from './group.js';
 import { IP_POOL_RESOURCE } from './ip-pool.js';
 import { LAYER2_NETWORK_RESOURCE } from './layer2-network.js';
@@ -9,6 +10,7 @@ import { VRF_RESOURCE } from './vrf.js';
 export const RESOURCE_KINDS: readonly ResourceKind[] = [
   VRF_RESOURCE,
   LAYER2_NETWORK_RESOURCE,
+  BGP_PEERING_RESOURCE,
   IP_POOL_RESOURCE,
   NODE_NETWORK_STATUS_RESOURCE,
   NETWORK_ATTACHMENT_DEFINITION_RESOURCE,

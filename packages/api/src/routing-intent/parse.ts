@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FabrikError, errorGuard } from '../errors.js';
 import { pathText } from './path.js';
 import {
   AggregatePrefix,
@@ -39,18 +40,21 @@ export interface FrrIntentIssue {
 }
 
 /** The intent is invalid; `issues` names the path of every problem. Never contains a password. */
-export class FrrIntentError extends Error {
-  readonly code = 'FRR_INTENT_INVALID' as const;
+export class FrrIntentError extends FabrikError<'FRR_INTENT_INVALID'> {
+  override readonly name = 'FrrIntentError';
   constructor(
     readonly issues: readonly FrrIntentIssue[],
     options?: { cause?: unknown },
   ) {
-    super(`invalid FRR intent:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, options);
-    this.name = 'FrrIntentError';
+    super(
+      'FRR_INTENT_INVALID',
+      `invalid FRR intent:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`,
+      options,
+    );
   }
 }
 
-export const isFrrIntentError = (e: unknown): e is FrrIntentError => e instanceof FrrIntentError;
+export const isFrrIntentError = errorGuard(FrrIntentError);
 
 /**
  * Validates `input` (parsed YAML/JSON) and applies defaults. Throws {@link FrrIntentError} listing

@@ -43,17 +43,25 @@ function octetWithZeroBits(zeroBits: number): string {
   return `(?:${values.join('|')})`;
 }
 
+/** IPv4 networks `A.B.C.D/len` whose address has no bits set beyond len. */
+function ipv4NetworkOfLength(len: number): string {
+  const octets: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const networkBits = Math.min(8, Math.max(0, len - 8 * i));
+    octets.push(networkBits === 8 ? OCTET : networkBits === 0 ? '0' : octetWithZeroBits(8 - networkBits));
+  }
+  return `${octets.join('\\.')}/${len}`;
+}
+
 /** IPv4 networks `A.B.C.D/L` whose address has no bits set beyond L, for L in the given range. */
 export function ipv4Network(minLength = 0, maxLength = 32): string {
+  return byLength(minLength, maxLength, ipv4NetworkOfLength);
+}
+
+/** One alternative per prefix length, each behind {@link lengthIs}. */
+function byLength(minLength: number, maxLength: number, ofLength: (len: number) => string): string {
   const alternatives: string[] = [];
-  for (let len = minLength; len <= maxLength; len++) {
-    const octets: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      const networkBits = Math.min(8, Math.max(0, len - 8 * i));
-      octets.push(networkBits === 8 ? OCTET : networkBits === 0 ? '0' : octetWithZeroBits(8 - networkBits));
-    }
-    alternatives.push(`${lengthIs(len)}${octets.join('\\.')}/${len}`);
-  }
+  for (let len = minLength; len <= maxLength; len++) alternatives.push(`${lengthIs(len)}${ofLength(len)}`);
   return `(?:${alternatives.join('|')})`;
 }
 
@@ -74,32 +82,82 @@ function groupWithZeroBits(zeroBits: number): string {
  * part (`2001:db8::1:0:0:0/80`) are refused: they are hard to read and FRR prints them otherwise.
  */
 export function ipv6Network(minLength = 0, maxLength = 128): string {
-  const alternatives: string[] = [];
-  for (let len = minLength; len <= maxLength; len++) {
-    const groupsWithNetworkBits = Math.ceil(len / 16);
-    const boundary = groupWithZeroBits(16 * groupsWithNetworkBits - len);
-    const forms: string[] = ['::'];
-    // m leading groups then `::` (m < 8): m below the number of groups with network bits are
-    // full groups; at that number the last one is the boundary group.
-    const k = Math.min(groupsWithNetworkBits, 7);
-    if (k > 1) forms.push(`(?:${GROUP}:){0,${k - 2}}${GROUP}::`);
-    if (k >= 1) {
-      const last = k === groupsWithNetworkBits ? boundary : GROUP;
-      forms.push(`${k > 1 ? `(?:${GROUP}:){${k - 1}}` : ''}${last}::`);
-    }
-    // All eight groups: full ones, the boundary group, zero groups.
-    const fullGroups = Math.max(groupsWithNetworkBits - 1, 0);
-    const zeroGroups = 8 - Math.max(groupsWithNetworkBits, 1);
-    const head =
-      groupsWithNetworkBits === 0
-        ? '0{1,4}'
-        : `${fullGroups > 0 ? `(?:${GROUP}:){${fullGroups}}` : ''}${boundary}`;
-    forms.push(`${head}${zeroGroups > 0 ? `(?::0{1,4}){${zeroGroups}}` : ''}`);
-    // A /128 has no host bits: every address form is a network.
-    if (len === 128) forms.push(IPV6_ADDRESS);
-    alternatives.push(`${lengthIs(len)}(?:${forms.join('|')})/${len}`);
+  return byLength(minLength, maxLength, ipv6NetworkOfLength);
+}
+
+/** IPv6 networks `.../len` without host bits (the forms {@link ipv6Network} lists). */
+function ipv6NetworkOfLength(len: number): string {
+  const groupsWithNetworkBits = Math.ceil(len / 16);
+  const boundary = groupWithZeroBits(16 * groupsWithNetworkBits - len);
+  const forms: string[] = ['::'];
+  // m leading groups then `::` (m < 8): m below the number of groups with network bits are
+  // full groups; at that number the last one is the boundary group.
+  const k = Math.min(groupsWithNetworkBits, 7);
+  if (k > 1) forms.push(`(?:${GROUP}:){0,${k - 2}}${GROUP}::`);
+  if (k >= 1) {
+    const last = k === groupsWithNetworkBits ? boundary : GROUP;
+    forms.push(`${k > 1 ? `(?:${GROUP}:){${k - 1}}` : ''}${last}::`);
   }
-  return `(?:${alternatives.join('|')})`;
+  // All eight groups: full ones, the boundary group, zero groups.
+  const fullGroups = Math.max(groupsWithNetworkBits - 1, 0);
+  const zeroGroups = 8 - Math.max(groupsWithNetworkBits, 1);
+  const head =
+    groupsWithNetworkBits === 0
+      ? '0{1,4}'
+      : `${fullGroups > 0 ? `(?:${GROUP}:){${fullGroups}}` : ''}${boundary}`;
+  forms.push(`${head}${zeroGroups > 0 ? `(?::0{1,4}){${zeroGroups}}` : ''}`);
+  // A /128 has no host bits: every address form is a network.
+  if (len === 128) forms.push(IPV6_ADDRESS);
+  return `(?:${forms.join('|')})/${len}`;
+}
+
+/**
+ * IPv4 networks with prefix lengths `v4` and IPv6 networks with prefix lengths `v6` (inclusive
+ * ranges), anchored, for zod's `.regex()`: its `source` is the whole pattern (what the JSON Schema
+ * and the CRDs carry), but `test` runs only the part for the prefix length the text ends in,
+ * compiled the first time that length is seen. The whole pattern is over 30 KB: V8 took 200-400
+ * ms to compile it at the first validation and 3-35 µs per value after that (`npm run bench:frr`,
+ * docs/benchmarks.md). The language is the same: each alternative of the whole pattern ends in
+ * `/len` for its own len, so a text ending in `/24` can only match the alternatives of /24
+ * (patterns.test.ts checks both against each other on generated texts).
+ */
+export function networkRegExp(v4: readonly [number, number], v6: readonly [number, number]): RegExp {
+  return new NetworkRegExp(v4, v6);
+}
+
+class NetworkRegExp extends RegExp {
+  readonly #v4: readonly [number, number];
+  readonly #v6: readonly [number, number];
+  readonly #byLength = new Map<string, RegExp | null>();
+
+  constructor(v4: readonly [number, number], v6: readonly [number, number]) {
+    super(whole(`${ipv4Network(...v4)}|${ipv6Network(...v6)}`).source);
+    this.#v4 = v4;
+    this.#v6 = v6;
+  }
+
+  override test(text: string): boolean {
+    const suffix = text.slice(text.lastIndexOf('/') + 1);
+    let pattern = this.#byLength.get(suffix);
+    if (pattern === undefined) {
+      pattern = this.#ofLength(suffix);
+      // Only the lengths that exist are kept: at most 33 + 129 entries, whatever the input.
+      if (pattern !== null) this.#byLength.set(suffix, pattern);
+    }
+    return pattern !== null && pattern.test(text);
+  }
+
+  /** The pattern of the networks with prefix length `suffix` (decimal, as the alternatives write it). */
+  #ofLength(suffix: string): RegExp | null {
+    const len = Number(suffix);
+    if (!/^(?:0|[1-9][0-9]{0,2})$/.test(suffix)) return null;
+    const within = ([min, max]: readonly [number, number]) => len >= min && len <= max;
+    const forms = [
+      ...(within(this.#v4) ? [ipv4NetworkOfLength(len)] : []),
+      ...(within(this.#v6) ? [ipv6NetworkOfLength(len)] : []),
+    ];
+    return forms.length === 0 ? null : whole(forms.join('|'));
+  }
 }
 
 /**

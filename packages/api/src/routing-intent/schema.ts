@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { Asn, VlanId, Vni } from '../primitives.js';
 import { checkReferences } from './references.js';
-import {
-  COMMUNITY,
-  IPV4_ADDRESS,
-  IPV6_ADDRESS,
-  ROUTE_TARGET,
-  ipv4Network,
-  ipv6Network,
-  whole,
-} from './patterns.js';
+import { COMMUNITY, IPV4_ADDRESS, IPV6_ADDRESS, ROUTE_TARGET, networkRegExp, whole } from './patterns.js';
 
 // The routing intent: what pipelines and the agents hand to the renderer. Field names are a
 // contract (see @fabrik/frr's README, "Intent reference"); add fields, never rename them.
@@ -35,14 +27,14 @@ const NETWORK_RULE =
 /** An IPv4 or IPv6 network in CIDR notation without host bits. */
 export const Network = z
   .string()
-  .regex(whole(`${ipv4Network()}|${ipv6Network()}`), `must be ${NETWORK_RULE}`)
+  .regex(networkRegExp([0, 32], [0, 128]), `must be ${NETWORK_RULE}`)
   .describe(`IPv4 or IPv6 ${NETWORK_RULE}`);
 
 /** A network that can be aggregated: not a single address (/32, /128). */
 export const AggregatePrefix = z
   .string()
   .regex(
-    whole(`${ipv4Network(0, 31)}|${ipv6Network(0, 127)}`),
+    networkRegExp([0, 31], [0, 127]),
     `must be ${NETWORK_RULE}, shorter than /32 (IPv4) or /128 (IPv6): a single address aggregates nothing`,
   )
   .describe(`${NETWORK_RULE}; at most /31 (IPv4) or /127 (IPv6)`);
@@ -81,6 +73,9 @@ export const BgpPassword = z
 export const RouteTarget = z
   .string()
   .regex(whole(ROUTE_TARGET), 'must be ASN:NN or A.B.C.D:NN (for example 65000:1001)')
+  // The longest text the pattern takes (255.255.255.255:65535): a bound the API server's CEL
+  // cost estimate needs where a custom resource carries a route-target.
+  .meta({ maxLength: 21 })
   .describe(
     'route-target ASN:NN (2-byte ASN: NN up to 4294967295; 4-byte ASN: NN up to 65535) or A.B.C.D:NN',
   );
@@ -97,6 +92,8 @@ export const RouteTargets = z
 export const Community = z
   .string()
   .regex(whole(COMMUNITY), 'must be AA:NN (two numbers 0-65535) or a well-known community name')
+  // The longest text the pattern takes (graceful-shutdown), for the API server as above.
+  .meta({ maxLength: 17 })
   .describe(
     'standard community AA:NN or internet, local-AS, no-advertise, no-export, no-peer, blackhole, graceful-shutdown, accept-own',
   );
@@ -122,6 +119,9 @@ const bfdTimers = {
   multiplier: z.number().int().min(2).max(255).optional().describe('detect multiplier (default 3)'),
 };
 
+/** BFD timers of one session (a profile is made for them). */
+export const BfdTimers = z.object(bfdTimers).strict();
+
 export const BfdProfileName = z
   .string()
   .regex(BFD_PROFILE_NAME, 'must be 1-64 characters A-Z a-z 0-9 _ - and not start with "fabrik-"')
@@ -141,7 +141,7 @@ export const NeighborBfd = z
   .union([
     z.boolean(),
     z.object({ profile: BfdProfileName.describe('one of bfdProfiles') }).strict(),
-    z.object(bfdTimers).strict(),
+    BfdTimers,
   ])
   .describe('BFD: true (bfdd defaults), a profile of bfdProfiles, or timers (a profile is made for them)');
 

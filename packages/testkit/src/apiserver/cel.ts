@@ -1,20 +1,24 @@
 // A small evaluator for the subset of CEL that CRD `x-kubernetes-validations` rules use. It parses
 // every rule when the CRD is loaded and refuses, with CelUnsupportedError, any construct it does
 // not evaluate, so a rule can never silently pass. The README lists what is supported.
+import { FabrikError } from '@fabrik/api';
 import { deepEqual, isObject, type JsonValue } from './json.js';
 
-export class CelUnsupportedError extends Error {
+export class CelUnsupportedError extends FabrikError<'CEL_UNSUPPORTED'> {
+  override readonly name = 'CelUnsupportedError';
   constructor(rule: string, what: string) {
-    super(`CEL rule ${JSON.stringify(rule)}: ${what} is not supported by the test API server`);
-    this.name = 'CelUnsupportedError';
+    super(
+      'CEL_UNSUPPORTED',
+      `CEL rule ${JSON.stringify(rule)}: ${what} is not supported by the test API server`,
+    );
   }
 }
 
 /** A rule failed to evaluate (no such key, wrong type): kube reports these as invalid too. */
-export class CelEvalError extends Error {
+export class CelEvalError extends FabrikError<'CEL_EVAL'> {
+  override readonly name = 'CelEvalError';
   constructor(message: string) {
-    super(message);
-    this.name = 'CelEvalError';
+    super('CEL_EVAL', message);
   }
 }
 

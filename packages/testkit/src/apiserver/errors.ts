@@ -1,5 +1,6 @@
 // Errors as kube-apiserver reports them: a metav1.Status body with code, reason and details.
 import type { JsonObject } from './json.js';
+import { FabrikError } from '@fabrik/api';
 
 export type StatusReason =
   | 'BadRequest'
@@ -32,15 +33,14 @@ export interface StatusDetails {
 }
 
 /** A request failed the way the real API server would fail it; `toStatus()` is the response body. */
-export class ApiError extends Error {
-  readonly code: number;
+export class ApiError extends FabrikError<number> {
+  override readonly name = 'ApiError';
   readonly reason: StatusReason;
   readonly details: StatusDetails | undefined;
 
+  /** `code` is the HTTP status, as in a Kubernetes Status. */
   constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails) {
-    super(message);
-    this.name = 'ApiError';
-    this.code = code;
+    super(code, message);
     this.reason = reason;
     this.details = details;
   }
