@@ -114,6 +114,49 @@ describe.each(KUSTOMIZATIONS)('%s', (k) => {
     expect(config.frr?.pathspace).toBe(started);
   });
 
+  it('the CNI fast path: agent-host serves the socket the node settings name, and sees every node path an invocation names where the node has it', () => {
+    const objects = rendered(k);
+    const data = (name: string, key: string): Record<string, unknown> =>
+      parse((find(objects, 'ConfigMap', name).data as Record<string, string>)[key]!) as Record<
+        string,
+        unknown
+      >;
+    const host = data('fabrik-agent-host-config', 'agent-host.yaml');
+    const settings = data('fabrik-cni-config', 'config.yaml') as {
+      agentHostSocket?: string;
+      cacheDir?: string;
+      ipam?: { kubeconfig?: string };
+    };
+    expect(host['cniSocket']).toBeDefined();
+    expect(settings.agentHostSocket).toBe(host['cniSocket']);
+    const spec = podSpec(find(objects, 'DaemonSet', 'fabrik-agent-host')) as unknown as {
+      volumes: { name: string; hostPath?: { path: string } }[];
+      containers: {
+        name: string;
+        volumeMounts: { name: string; mountPath: string; mountPropagation?: string }[];
+      }[];
+    };
+    const agent = spec.containers.find((c) => c.name === 'agent-host')!;
+    /** The node directory holding `path` as agent-host's container sees it (same path on both). */
+    const nodeMountOf = (path: string) =>
+      agent.volumeMounts.find((m) => {
+        const node = spec.volumes.find((v) => v.name === m.name)?.hostPath?.path;
+        return node === m.mountPath && (path === node || path.startsWith(`${node}/`));
+      });
+    const nodePaths = [
+      settings.agentHostSocket!,
+      '/run/netns/cni-0', // containerd's and CRI-O's CNI_NETNS
+      '/opt/cni/bin/host-local', // CNI_PATH: delegated IPAM
+      '/etc/cni/net.d/fabrik.d/config.yaml', // the node settings file the invocation reads
+      settings.cacheDir!,
+      settings.ipam!.kubeconfig!,
+    ];
+    expect(nodePaths.filter((p) => nodeMountOf(p) === undefined)).toEqual([]);
+    expect(nodeMountOf('/run/netns/cni-0')?.mountPropagation).toBe('HostToContainer');
+    // The socket's directory is its own, not the relay shared with the HBR pod.
+    expect(nodeMountOf(settings.agentHostSocket!)?.mountPath).toBe('/run/fabrik/cni');
+  });
+
   it('every container has resources, drops every capability and cannot escalate; agents have probes', () => {
     for (const ds of rendered(k).filter((o) => o.kind === 'DaemonSet')) {
       const spec = podSpec(ds);

@@ -3,11 +3,12 @@
 // built by ensureImages() unless this revision's are already there (same build context: reused).
 import { copyFile, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
 import { IP_POOL_RESOURCE } from '@fabrik/api';
+import { callAgent, FAST_PATH_PROTOCOL_VERSION } from '@fabrik/cni-skel';
 import { customObjects, isNotFoundError } from '@fabrik/kube';
 import { isCommandError, runCommand, startCommand } from '@fabrik/netcore';
 import {
@@ -248,12 +249,16 @@ describe.skipIf(unbuildable.get('fabrik-agent-host') !== undefined)(title('fabri
     expect((await run('fabrik-agent-host', [], ['--version'])).stdout).toMatch(/\d+\.\d+\.\d+/);
   });
 
-  it("runs on the node's OVSDB socket with NET_ADMIN only, and the uninstall's cleanup removes its bridge", async () => {
+  it("runs as its DaemonSet runs it on the node's OVSDB socket, serves a Pod's ADD and DEL on its CNI socket, and the uninstall's cleanup removes its bridge", async () => {
     // deploy/base's config with a file source and no trunk; a throwaway netns stands for the
     // node's network and a private Open vSwitch for the node's, its socket directory mounted where
-    // the DaemonSet mounts the node's.
+    // the DaemonSet mounts the node's. The DaemonSet's capabilities, its CNI socket directory and
+    // /run/netns; the node settings file and cacheDir at the same path in the pod as on the node,
+    // as the DaemonSet mounts /etc/cni/net.d and /var/lib/cni.
     const conf = join(dir, 'agent-host');
+    const cni = join(dir, 'agent-host-cni');
     await mkdir(conf, { recursive: true });
+    for (const d of ['socket', 'net.d', 'state']) await mkdir(join(cni, d), { recursive: true });
     const config = parse(
       await readFile(join(REPO_ROOT, 'deploy/base/config/agent-host.yaml'), 'utf8'),
     ) as Record<string, unknown>;
@@ -269,6 +274,14 @@ describe.skipIf(unbuildable.get('fabrik-agent-host') !== undefined)(title('fabri
       }),
     );
     await writeFile(join(conf, 'intent.yaml'), '');
+    const settingsFile = join(cni, 'net.d', 'config.yaml');
+    await writeFile(
+      settingsFile,
+      stringify({
+        ...(parse(await readFile(join(REPO_ROOT, 'deploy/base/config/cni-settings.yaml'), 'utf8')) as object),
+        cacheDir: join(cni, 'state', 'fabrik-ovs'),
+      }),
+    );
     const pod = [
       `--network=ns:/run/netns/${node.name}`,
       '-v',
@@ -278,18 +291,90 @@ describe.skipIf(unbuildable.get('fabrik-agent-host') !== undefined)(title('fabri
       '-v',
       `${join(conf, 'state')}:/var/lib/fabrik/agent-host`,
     ];
+    const fastPath = [
+      '-v',
+      `${join(cni, 'socket')}:${dirname(config['cniSocket'] as string)}`,
+      '-v',
+      '/run/netns:/run/netns:ro,rslave',
+      '-v',
+      `${join(cni, 'net.d')}:${join(cni, 'net.d')}:ro`,
+      '-v',
+      `${join(cni, 'state')}:${join(cni, 'state')}`,
+    ];
     await mkdir(join(conf, 'state'), { recursive: true });
     const daemon = (
       parse(await readFile(join(REPO_ROOT, 'deploy/base/agent-host.yaml'), 'utf8')) as {
-        spec: { template: { spec: { containers: { args: string[] }[] } } };
+        spec: {
+          template: {
+            spec: { containers: { args: string[]; securityContext: { capabilities: { add: string[] } } }[] };
+          };
+        };
       }
     ).spec.template.spec.containers[0]!;
+    const capabilities = daemon.securityContext.capabilities.add;
     const name = `fabrik-agent-host-test-${process.pid}`;
-    await run('fabrik-agent-host', ['--detach', `--name=${name}`, ...pod], daemon.args, ['NET_ADMIN']);
+    await run(
+      'fabrik-agent-host',
+      ['--detach', `--name=${name}`, ...pod, ...fastPath],
+      daemon.args,
+      capabilities,
+    );
     try {
       await expect
         .poll(() => ovs.vsctl('--no-wait', 'list-br').then((out) => out.split('\n')), { timeout: 60_000 })
         .toContain('br-sec');
+      // A Pod's attachment through the socket, as fabrik-ovs on the node sends it (containerd's
+      // CNI_NETNS form). The settings' OVSDB socket exists only inside the pod, so an answer
+      // is the agent's own work.
+      const socket = join(cni, 'socket', basename(config['cniSocket'] as string));
+      await expect
+        .poll(
+          () =>
+            stat(socket).then(
+              (st) => st.isSocket(),
+              () => false,
+            ),
+          { timeout: 30_000 },
+        )
+        .toBe(true);
+      const podNs = await createTempNetns('imgpod');
+      try {
+        const call = (command: string) =>
+          callAgent(socket, {
+            version: FAST_PATH_PROTOCOL_VERSION,
+            env: {
+              CNI_COMMAND: command,
+              CNI_CONTAINERID: 'image-test-pod',
+              CNI_NETNS: `/var/run/netns/${podNs.name}`,
+              CNI_IFNAME: 'net1',
+              CNI_PATH: '/opt/cni/bin',
+              FABRIK_CNI_CONFIG: settingsFile,
+              PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
+            },
+            stdin: JSON.stringify({
+              cniVersion: '1.0.0',
+              name: 'image-test',
+              type: 'fabrik-ovs',
+              bridge: 'br-sec',
+              vlan: 100,
+            }),
+          });
+        const added = await call('ADD');
+        expect(added.kind === 'answered' && added.answer, JSON.stringify(added)).toMatchObject({
+          exitCode: 0,
+        });
+        expect((await podNs.exec('ip', ['-o', 'link', 'show', 'net1'])).stdout).toMatch(/\bUP\b/);
+        expect((await podNs.exec('sysctl', ['-n', 'net.ipv4.conf.net1.arp_notify'])).stdout.trim()).toBe('1');
+        expect((await ovs.vsctl('--no-wait', 'list-ports', 'br-sec')).trim()).not.toBe('');
+        const deleted = await call('DEL');
+        expect(deleted.kind === 'answered' && deleted.answer, JSON.stringify(deleted)).toMatchObject({
+          exitCode: 0,
+        });
+        expect((await podNs.exec('ip', ['-o', 'link', 'show'])).stdout).not.toMatch(/net1/);
+        expect((await ovs.vsctl('--no-wait', 'list-ports', 'br-sec')).trim()).toBe('');
+      } finally {
+        await podNs.destroy();
+      }
     } finally {
       // SIGTERM: the daemon leaves the node as it is.
       await runCommand('podman', ['stop', '--time=20', name], { env, timeoutMs: 60_000 });
@@ -301,7 +386,7 @@ describe.skipIf(unbuildable.get('fabrik-agent-host') !== undefined)(title('fabri
       await readFile(join(REPO_ROOT, 'deploy/uninstall/agent-host-cleanup.json'), 'utf8'),
     ) as { op: string; path: string; value?: string[] }[];
     const cleanupArgs = patch.find((op) => op.path === '/spec/template/spec/initContainers/0/args')!.value!;
-    await run('fabrik-agent-host', pod, cleanupArgs, ['NET_ADMIN']);
+    await run('fabrik-agent-host', pod, cleanupArgs, capabilities);
     expect(await ovs.vsctl('--no-wait', 'list-br')).not.toContain('br-sec');
     // The patched pod's main container only waits: the image has what it runs.
     const main = patch.find((op) => op.path === '/spec/template/spec/containers/0/command')!.value!;

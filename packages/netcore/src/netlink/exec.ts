@@ -10,8 +10,11 @@ import { parseNetnsTarget, type NetnsTarget } from './names.js';
  * A named netns uses `ip -n NAME` / `bridge -n NAME` (no extra process). `ip -n` only takes
  * names, so a namespace given by path (CNI's `/proc/PID/ns/net`, `/var/run/netns/cni-...`) is
  * entered with `nsenter --net=PATH` (util-linux) in front of the same argument array; no shell,
- * no bind mount, nothing left behind. sysctls are written the same way: /proc/sys/net shows the
- * namespace of the process that opens it.
+ * no bind mount, nothing left behind. sysctls are written the same way (/proc/sys/net shows the
+ * namespace of the process that opens it), through `unshare --mount-proc`: a container runtime
+ * mounts /proc/sys read-only in every unprivileged container (agent-host doing a Pod's attachment
+ * in its DaemonSet), and a fresh proc mount, private to that one process's new mount namespace, is
+ * writable; it goes away with the process.
  */
 export interface NetnsRunner {
   /** The namespace as given, for messages (`undefined` = the caller's own namespace). */
@@ -46,6 +49,6 @@ export function createRunner(netns?: string): NetnsRunner {
     sysctl: (args) =>
       nsPath === undefined
         ? runCommand('sysctl', args)
-        : runCommand('nsenter', [`--net=${nsPath}`, 'sysctl', ...args]),
+        : runCommand('nsenter', [`--net=${nsPath}`, 'unshare', '--mount-proc', 'sysctl', ...args]),
   };
 }
