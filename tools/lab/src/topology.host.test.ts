@@ -26,6 +26,37 @@ describe('lab topologies', () => {
     expect(left).not.toContain(b);
   });
 
+  it('links a node to this namespace, with a route through it to an address held here', async () => {
+    const node = uniqueName('topo-r-');
+    const here = uniqueName('r');
+    const built = await buildTopology({
+      nodes: [node],
+      links: [
+        {
+          a: { ifname: here, addresses: ['198.51.100.1/30', '198.51.100.9/32'] },
+          b: { node, ifname: 'eth0', addresses: ['198.51.100.2/30'] },
+        },
+      ],
+      routes: [{ node, to: '198.51.100.9/32', via: '198.51.100.1' }],
+    });
+    try {
+      const { stdout } = await runCommand('ip', [
+        'netns',
+        'exec',
+        node,
+        'ping',
+        '-c1',
+        '-W2',
+        '198.51.100.9',
+      ]);
+      expect(stdout).toMatch(/1 received/);
+    } finally {
+      await built.destroy();
+    }
+    // The end in this namespace went with its peer.
+    await expect(runCommand('ip', ['link', 'show', here])).rejects.toThrow();
+  });
+
   it('rejects a link to an unknown node before creating anything', async () => {
     const a = uniqueName('topo-x-');
     await expect(
