@@ -2,7 +2,9 @@ import { access, chown, mkdir, rm, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runCommand, runInNetns, validateNetnsName } from '@fabrik/netcore';
-import { killPidfile } from './daemon.js';
+import { isRunning, killPidfile, readPid } from './daemon.js';
+
+export type FrrDaemon = 'zebra' | 'bgpd' | 'staticd' | 'bfdd';
 
 /** FRR's zebra and bgpd (and optionally more daemons) running inside one netns with pathspace `-N NAME`. */
 export interface FrrInstance {
@@ -14,6 +16,10 @@ export interface FrrInstance {
   vtysh(...commands: string[]): Promise<string>;
   /** `show running-config` */
   runningConfig(): Promise<string>;
+  /** SIGKILL to these daemons (a crash). */
+  killDaemons(...daemons: FrrDaemon[]): Promise<void>;
+  /** Starts these daemons again with the boot configuration, in order, as watchfrr does after a crash. */
+  startDaemons(...daemons: FrrDaemon[]): Promise<void>;
   /** Stops every daemon and removes /etc/frr/NAME and /run/frr/NAME; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -24,7 +30,7 @@ export interface StartFrrOptions {
   /** Initial configuration (frr.conf). Default: a hostname line only. */
   readonly config?: string;
   /** Daemons to start, in order. Default: zebra, bgpd. */
-  readonly daemons?: readonly ('zebra' | 'bgpd' | 'staticd' | 'bfdd')[];
+  readonly daemons?: readonly FrrDaemon[];
 }
 
 const FRR_LIB = '/usr/lib/frr';
@@ -73,16 +79,40 @@ export async function startFrr(options: StartFrrOptions): Promise<FrrInstance> {
     await rm(configDir, { recursive: true, force: true });
     await rm(runDir, { recursive: true, force: true });
   };
-  try {
-    for (const d of daemons) {
+  const startDaemons = async (...which: FrrDaemon[]) => {
+    for (const d of which) {
+      await rm(join(runDir, `${d}.vty`), { force: true });
       await runInNetns(netns, join(FRR_LIB, d), ['-d', '-N', netns, '-f', conf, '-u', 'frr', '-g', 'frr']);
       await waitForFile(join(runDir, `${d}.vty`), 10_000);
     }
+  };
+  try {
+    await startDaemons(...daemons);
   } catch (e) {
     await stop();
     throw e;
   }
   const vtysh = async (...commands: string[]) =>
     (await runCommand('vtysh', ['-N', netns, ...commands.flatMap((c) => ['-c', c])])).stdout;
-  return { netns, configDir, vtysh, runningConfig: () => vtysh('show running-config'), stop };
+  const killDaemons = async (...which: FrrDaemon[]) => {
+    for (const d of which) {
+      const pid = await readPid(join(runDir, `${d}.pid`));
+      if (pid === undefined) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        continue; // already gone
+      }
+      while (isRunning(pid)) await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return {
+    netns,
+    configDir,
+    vtysh,
+    runningConfig: () => vtysh('show running-config'),
+    killDaemons,
+    startDaemons,
+    stop,
+  };
 }

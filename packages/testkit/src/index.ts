@@ -5,7 +5,7 @@ export type { OvsInstance, StartOvsOptions } from './ovs.js';
 export { startFrr } from './frr.js';
 export { createGatedIpam } from './gated-ipam.js';
 export type { GatedIpam } from './gated-ipam.js';
-export type { FrrInstance, StartFrrOptions } from './frr.js';
+export type { FrrInstance, StartFrrOptions, FrrDaemon } from './frr.js';
 export { startApiServer } from './apiserver/server.js';
 export type { ApiServer, StartApiServerOptions } from './apiserver/server.js';
 export type { GrantedRule, PolicyRule } from './apiserver/auth.js';

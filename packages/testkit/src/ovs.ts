@@ -19,6 +19,10 @@ export interface OvsInstance {
   stopDb(): Promise<void>;
   /** Starts ovsdb-server again on the same database and socket. */
   startDb(): Promise<void>;
+  /** SIGKILL to ovs-vswitchd (a crash: its ports' tap devices stay behind). */
+  killVswitchd(): Promise<void>;
+  /** Starts ovs-vswitchd again (in the same netns), which recreates the ports of the database. */
+  startVswitchd(): Promise<void>;
   /** Stops both daemons and removes the directory; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -100,9 +104,7 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
     await rm(dir, { recursive: true, force: true });
     await unlock();
   };
-  try {
-    await startDb();
-    await vsctl('--no-wait', 'init');
+  const startVswitchd = async () => {
     const vswitchd = ['ovs-vswitchd', endpoint];
     const [file, ...args] = options.netns ? ['ip', 'netns', 'exec', options.netns, ...vswitchd] : vswitchd;
     await runCommand(file!, [
@@ -112,6 +114,11 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
       `--log-file=${join(dir, 'vs.log')}`,
       '--detach',
     ]);
+  };
+  try {
+    await startDb();
+    await vsctl('--no-wait', 'init');
+    await startVswitchd();
   } catch (e) {
     await stop();
     throw e;
@@ -126,6 +133,17 @@ export async function startOvs(options: StartOvsOptions = {}): Promise<OvsInstan
     },
     stopDb: () => killPidfile(join(dir, 'db.pid')),
     startDb,
+    killVswitchd: async () => {
+      const pid = await readPid(join(dir, 'vs.pid'));
+      if (pid === undefined) return;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        return; // already gone
+      }
+      while (isRunning(pid)) await new Promise((r) => setTimeout(r, 20));
+    },
+    startVswitchd,
     stop,
   };
 }
