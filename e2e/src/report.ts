@@ -9,6 +9,8 @@ export interface ReportLine {
   readonly detail?: string;
 }
 
+const DETAIL_INDENT = ' '.repeat(24);
+
 export class LabReport {
   readonly lines: ReportLine[] = [];
   private readonly started = performance.now();
@@ -51,6 +53,11 @@ export class LabReport {
     }
   }
 
+  /** Detail lines under the last step or check (what a step made, for the reader). */
+  note(text: string): void {
+    for (const l of text.split('\n')) this.print(`${DETAIL_INDENT}${l}`);
+  }
+
   get failures(): ReportLine[] {
     return this.lines.filter((l) => !l.ok);
   }
@@ -77,7 +84,7 @@ export class LabReport {
     const mark = line.ok ? 'ok  ' : 'FAIL';
     const ms = `${Math.round(line.ms)} ms`.padStart(8);
     this.print(`${mark} ${line.kind === 'step' ? 'step ' : 'check'} ${ms}  ${line.name}`);
-    if (line.detail) for (const l of line.detail.split('\n')) this.print(`                        ${l}`);
+    if (line.detail) this.note(line.detail);
   }
 }
 

@@ -74,6 +74,21 @@ describe('auditNode', () => {
     ]);
   });
 
+  it('an optional VNI may be named or not; a VNI neither required nor optional is a leak', () => {
+    const frr = new Map([
+      ['hbr', { vrfs: new Set(['red']), vnis: new Set([1001]), optionalVnis: new Set([2100]) }],
+    ]);
+    const withoutBlock = { ...converged, frrLines: converged.frrLines.slice(0, 3) };
+    expect(auditNode(converged, expectation({ frr }))).toEqual({ leaked: [], missing: [] });
+    expect(auditNode(withoutBlock, expectation({ frr }))).toEqual({ leaked: [], missing: [] });
+    const other = new Map([
+      ['hbr', { vrfs: new Set(['red']), vnis: new Set([1001]), optionalVnis: new Set([2200]) }],
+    ]);
+    expect(auditNode(converged, expectation({ frr: other })).leaked).toEqual([
+      { area: 'frr', what: 'hbr: router bgp 1 / address-family l2vpn evpn / vni 2100' },
+    ]);
+  });
+
   it('a row of the wrong fabrik owner is a leak, not an explained row', () => {
     const inv = {
       ...converged,

@@ -58,10 +58,17 @@ export interface NodeExpectation {
   readonly links: ReadonlyMap<string, string>;
   /** Owned OVS rows, keyed `<table>/<name>`, each with its owner. */
   readonly ovsRows: ReadonlyMap<string, string>;
-  /** VRFs and VNIs FRR may name, per pathspace. */
+  /**
+   * VRFs and VNIs FRR must name, per pathspace; `optionalVnis` may be named but need not be (an L2
+   * VNI has a `vni` block only when it has route targets of its own or advertises its SVI).
+   */
   readonly frr: ReadonlyMap<
     string,
-    { readonly vrfs: ReadonlySet<string>; readonly vnis: ReadonlySet<number> }
+    {
+      readonly vrfs: ReadonlySet<string>;
+      readonly vnis: ReadonlySet<number>;
+      readonly optionalVnis?: ReadonlySet<number>;
+    }
   >;
   /** Files the audited directories should hold (absolute paths). */
   readonly files: ReadonlySet<string>;
@@ -108,7 +115,7 @@ export function auditNode(inventory: NodeInventory, expected: NodeExpectation): 
   for (const f of inventory.frrLines) {
     const allowed = expected.frr.get(f.pathspace);
     const strangeVrfs = f.vrfs.filter((v) => !allowed?.vrfs.has(v));
-    const strangeVnis = f.vnis.filter((v) => !allowed?.vnis.has(v));
+    const strangeVnis = f.vnis.filter((v) => !allowed?.vnis.has(v) && !allowed?.optionalVnis?.has(v));
     if (strangeVrfs.length + strangeVnis.length > 0)
       leaked.push({ area: 'frr', what: `${f.pathspace}: ${[...f.context, f.line].join(' / ')}` });
     const seen = named.get(f.pathspace) ?? { vrfs: new Set(), vnis: new Set() };

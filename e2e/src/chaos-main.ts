@@ -1,0 +1,16 @@
+// `npm run test:chaos`: the reliability suite. Runs inside the lab kernel (tools/ci/chaos.sh boots
+// it). FABRIK_CHAOS=reduced runs the small plan `npm test`'s lab stage uses.
+import { chaosResult, FULL_PLAN, REDUCED_PLAN, runChaos } from './chaos/suite.js';
+import { LabReport } from './report.js';
+
+const plan = process.env['FABRIK_CHAOS'] === 'reduced' ? REDUCED_PLAN : FULL_PLAN;
+const report = new LabReport();
+process.stdout.write(
+  `fabrik chaos: the lab cluster broken on purpose (${process.env['FABRIK_CHAOS'] === 'reduced' ? 'reduced' : 'full'} plan, seed ${plan.seed})\n\n`,
+);
+const trials = await runChaos(report, plan);
+const verdict = report.finish();
+const failed = trials.filter((t) => !t.converged || t.leaked > 0);
+for (const t of failed) process.stdout.write(`trial failed: ${t.suite} ${t.name}: ${t.detail ?? ''}\n`);
+process.stdout.write(`${chaosResult(trials)}\n`);
+process.exitCode = verdict !== 0 || failed.length > 0 || trials.length === 0 ? 1 : 0;

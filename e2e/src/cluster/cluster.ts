@@ -1,0 +1,209 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  auditIpPools,
+  auditNode,
+  buildTopology,
+  mergeAudits,
+  takeNodeInventory,
+  type AuditResult,
+  type AuditedIpPool,
+  type NodeInventory,
+} from '@fabrik/lab';
+import { startControlPlane, type ControlPlane } from './control-plane.js';
+import { expectNode, type AppliedObjects } from './explain.js';
+import { startNode, type NodeRuntime } from './node.js';
+import type { LabPod } from './pods.js';
+import { clusterNodes, clusterTopology, type ClusterNode } from './topology.js';
+
+// The lab cluster as one handle: topology, control plane, both nodes with their agents, the Pods
+// that run, and the audit of all of it against the objects in the API.
+
+export const API_PATHS = {
+  vrfs: '/apis/network.fabrik.dev/v1alpha1/vrfs',
+  layer2s: '/apis/network.fabrik.dev/v1alpha1/layer2networks',
+  ippools: '/apis/network.fabrik.dev/v1alpha1/ippools',
+  nns: '/apis/network.fabrik.dev/v1alpha1/nodenetworkstatuses',
+  nodes: '/api/v1/nodes',
+} as const;
+
+export interface LabCluster {
+  readonly dir: string;
+  readonly cp: ControlPlane;
+  readonly nodes: readonly NodeRuntime[];
+  /** Pods running now, in start order. */
+  readonly pods: readonly LabPod[];
+  runPod(node: NodeRuntime, name: string, nads: readonly string[]): Promise<LabPod>;
+  removePod(pod: LabPod): Promise<void>;
+  /** The VRFs and Layer2Networks in the API, but those named in `except` (known to be refused). */
+  appliedObjects(except?: ReadonlySet<string>): Promise<AppliedObjects>;
+  /** What every node holds now. */
+  inventories(): Promise<NodeInventory[]>;
+  /** Every node and every IPPool against `objects` and the running Pods. */
+  audit(objects: AppliedObjects): Promise<AuditResult>;
+  /** Audits until nothing is leaked or missing, or `timeoutMs` passed; the last audit and how long it took. */
+  converge(objects: AppliedObjects, timeoutMs: number): Promise<Convergence>;
+  destroy(): Promise<void>;
+}
+
+export interface Convergence {
+  readonly converged: boolean;
+  /** From the call until the audit came out clean (or the timeout). */
+  readonly ms: number;
+  readonly audit: AuditResult;
+}
+
+export const isClean = (r: AuditResult): boolean => r.leaked.length + r.missing.length === 0;
+
+export interface LabClusterOptions {
+  /** Prefix of every netns and lab-side link name, so runs never collide. Default `lab-`. */
+  readonly prefix?: string;
+  /** Runs each phase of the start, so a report can time it (default: just runs it). */
+  readonly phase?: <T>(name: string, fn: () => Promise<T>) => Promise<T>;
+}
+
+/** fabrik's deployment for the lab, installed first: CRDs, namespace, ServiceAccounts, RBAC. */
+export const FABRIK_MANIFEST = ['-k', 'deploy/overlays/lab'] as const;
+/** The lab's intent, in order: Multus's CRD (a cluster with Multus has it), then the objects. */
+export const INTENT_MANIFESTS = [
+  ['-f', 'deploy/crds/network-attachment-definitions.k8s.cni.cncf.io.yaml'],
+  ['-f', 'examples/lab'],
+] as const;
+
+/** How many objects `kubectl apply` reports (one `<kind>/<name> created|configured|unchanged` line each). */
+const appliedCount = (out: string) => out.split('\n').filter((l) => /^\S+\/\S+ \w+$/.test(l.trim())).length;
+
+/**
+ * Builds the topology, starts the control plane, installs fabrik and the lab's intent with kubectl,
+ * registers the Nodes and starts both nodes with their agents. On failure, removes what it built.
+ */
+export async function startLabCluster(options: LabClusterOptions = {}): Promise<LabCluster> {
+  const phase = options.phase ?? (<T>(_: string, fn: () => Promise<T>) => fn());
+  const nodes = clusterNodes(options.prefix ?? 'lab-');
+  const dir = await mkdtemp(join(tmpdir(), 'fabrik-cluster-'));
+  const undo: (() => Promise<void>)[] = [() => rm(dir, { recursive: true, force: true })];
+  const runtimes: NodeRuntime[] = [];
+  const pods: LabPod[] = [];
+  const unwind = async () => {
+    for (const u of undo.splice(0).reverse()) await u().catch(() => undefined);
+  };
+  let cp: ControlPlane;
+  try {
+    const topology = await phase(
+      'topology: 2 nodes (host + HBR netns), underlay, trunks, links to the control plane',
+      () => buildTopology(clusterTopology(nodes)),
+    );
+    undo.push(() => topology.destroy());
+    cp = await phase('control plane: the API server with RBAC', () => startControlPlane(dir));
+    undo.push(() => cp.stop());
+    const control = cp;
+    await phase('kubectl apply -k deploy/overlays/lab: fabrik (CRDs, RBAC, ServiceAccounts)', async () => {
+      const out = await control.kubectl('apply', ...FABRIK_MANIFEST);
+      for (const n of nodes)
+        await control.kube.create(API_PATHS.nodes, {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: { name: n.name, labels: { 'kubernetes.io/hostname': n.name } },
+        });
+      return `${appliedCount(out)} objects; Nodes ${nodes.map((n) => n.name).join(', ')} registered`;
+    });
+    await phase(
+      'nodes: FRR + agent-netns in each HBR netns, Open vSwitch + agent-host in each host netns; meanwhile kubectl apply of the lab intent (VRF, Layer2Networks, IPPools, NADs)',
+      async () => {
+        // Both nodes and the intent at once: most of a start is waiting for daemons, and the
+        // agents pick the intent up through their watches whenever it lands.
+        const intent = (async () => {
+          let count = 0;
+          for (const manifest of INTENT_MANIFESTS)
+            count += appliedCount(await control.kubectl('apply', ...manifest));
+          return count;
+        })();
+        intent.catch(() => undefined); // awaited below; a failing node start must not leave it unhandled
+        const started = await Promise.allSettled(
+          nodes.map((node) => startNode(node, control, join(dir, node.id))),
+        );
+        for (const s of started)
+          if (s.status === 'fulfilled') {
+            runtimes.push(s.value);
+            undo.push(() => s.value.stop());
+          }
+        const failed = started.find((s) => s.status === 'rejected');
+        if (failed) throw failed.reason;
+        return `${await intent} intent objects applied`;
+      },
+    );
+  } catch (e) {
+    await unwind();
+    throw e;
+  }
+  const control = cp;
+  undo.push(async () => {
+    for (const pod of [...pods].reverse()) await runtimeOf(pod.node).pods.remove(pod);
+  });
+  const runtimeOf = (node: ClusterNode) => runtimes.find((r) => r.node.id === node.id)!;
+  const inventories = () =>
+    Promise.all(
+      runtimes.map((rt) =>
+        takeNodeInventory({
+          netns: [rt.node.host, rt.node.hbr],
+          ovsdb: rt.ovs.endpoint,
+          frrPathspaces: [rt.node.hbr],
+          dirs: [rt.paths.cniCache, rt.paths.libcniCache],
+        }),
+      ),
+    );
+  const audit = async (objects: AppliedObjects): Promise<AuditResult> => {
+    const [invs, pools] = await Promise.all([
+      inventories(),
+      control.kube.list<AuditedIpPool>(API_PATHS.ippools),
+    ]);
+    const nodeAudits = runtimes.map((rt, i) =>
+      auditNode(invs[i]!, expectNode(rt.node, rt.paths, objects, pods)),
+    );
+    return mergeAudits(
+      ...nodeAudits,
+      auditIpPools(
+        pools,
+        pods.flatMap((p) => p.attachments),
+      ),
+    );
+  };
+  return {
+    dir,
+    cp: control,
+    nodes: runtimes,
+    pods,
+    async runPod(rt, name, nads) {
+      const pod = await rt.pods.run(name, nads);
+      pods.push(pod);
+      return pod;
+    },
+    async removePod(pod) {
+      await runtimeOf(pod.node).pods.remove(pod);
+      pods.splice(pods.indexOf(pod), 1);
+    },
+    async appliedObjects(except = new Set()) {
+      const [vrfs, layer2s] = await Promise.all([
+        control.kube.list<AppliedObjects['vrfs'][number]>(API_PATHS.vrfs),
+        control.kube.list<AppliedObjects['layer2s'][number]>(API_PATHS.layer2s),
+      ]);
+      return {
+        vrfs: vrfs.filter((v) => !except.has(v.metadata.name)),
+        layer2s: layer2s.filter((l) => !except.has(l.metadata.name)),
+      };
+    },
+    inventories,
+    audit,
+    async converge(objects, timeoutMs) {
+      const t0 = performance.now();
+      for (;;) {
+        const result = await audit(objects);
+        const ms = performance.now() - t0;
+        if (isClean(result) || ms > timeoutMs) return { converged: isClean(result), ms, audit: result };
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    },
+    destroy: unwind,
+  };
+}

@@ -1,0 +1,375 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { formatAudit, type NodeInventory } from '@fabrik/lab';
+import { runCommand } from '@fabrik/netcore';
+import { StepFailedError, type LabReport } from '../report.js';
+import { API_PATHS, isClean, startLabCluster, type LabCluster } from './cluster.js';
+import type { AppliedObjects } from './explain.js';
+import type { NodeRuntime } from './node.js';
+import type { LabPod } from './pods.js';
+import { eventuallyPings, ping, waitFor } from './wait.js';
+
+// `npm run lab`: fabrik as a cluster runs it, inside the lab kernel. Intent goes in with kubectl,
+// the agents run per node as their DaemonSets would (agent-netns fed through agent-host's relay),
+// Pods get their interfaces through libcni with fabrik-ovs + fabrik-ipam, and every check looks
+// at what users and operators see: pings, kubectl, FRR, the node itself (the audit).
+
+export interface ClusterScenarioOptions {
+  /** Prefix of every netns and lab-side link name, so runs never collide. Default `lab-`. */
+  readonly prefix?: string;
+}
+
+/** The object the schema accepts and the agents refuse (examples/invalid: a multicast gateway MAC). */
+const AGENT_REFUSED = {
+  file: 'examples/invalid/l2-anycast-mac-multicast.yaml',
+  name: 'bad-mac',
+  field: 'spec.anycastMac',
+};
+/** The object the API server refuses. */
+const API_REFUSED = { file: 'examples/invalid/l2-vlan-out-of-range.yaml', field: 'spec.vlan' };
+
+/** The Layer2Network applied while the cluster runs (with its pool and NAD). */
+const LATE_NETWORK = `apiVersion: network.fabrik.dev/v1alpha1
+kind: Layer2Network
+metadata: { name: vlan400 }
+spec: { vni: 2400, vlan: 400 }
+---
+apiVersion: network.fabrik.dev/v1alpha1
+kind: IPPool
+metadata: { name: vlan400 }
+spec:
+  ipRanges: [{ start: 10.40.0.10, end: 10.40.0.250 }]
+  subnetInfo: { gateway: 10.40.0.1, prefixLength: 24, vlan: 400 }
+---
+apiVersion: k8s.cni.cncf.io/v1
+kind: NetworkAttachmentDefinition
+metadata: { name: vlan400, namespace: default }
+spec:
+  config: '{"cniVersion":"1.0.0","name":"vlan400","type":"fabrik-ovs","vlan":400,"ipam":{"type":"fabrik-ipam","ippools":["vlan400"]}}'
+`;
+
+interface NnsSection {
+  readonly configStatus?: string;
+  readonly objectErrors?: readonly { kind: string; name: string; field?: string; message: string }[];
+}
+interface Nns {
+  readonly metadata: { readonly name: string };
+  readonly status?: { readonly netns?: NnsSection; readonly host?: NnsSection };
+}
+
+const addressOf = (pod: LabPod, nad: string) => {
+  const a = pod.attachments.find((x) => x.nad === nad)?.addresses[0];
+  if (!a) throw new Error(`${pod.name} has no address on ${nad}`);
+  return a;
+};
+
+/** Waits until every node holds exactly what `objects` and the Pods explain; throws with the audit otherwise. */
+async function converged(cluster: LabCluster, objects: AppliedObjects, timeoutMs = 30_000): Promise<number> {
+  const result = await cluster.converge(objects, timeoutMs);
+  if (!result.converged)
+    throw new Error(
+      `the nodes did not match the objects within ${timeoutMs} ms:\n${formatAudit(result.audit)}`,
+    );
+  return result.ms;
+}
+
+async function nnsProvisioned(cluster: LabCluster): Promise<Nns[] | undefined> {
+  const list = await cluster.cp.kube.list<Nns>(API_PATHS.nns);
+  const ok = cluster.nodes.every((rt) => {
+    const nns = list.find((n) => n.metadata.name === rt.node.name);
+    return (
+      nns?.status?.netns?.configStatus === 'provisioned' && nns.status.host?.configStatus === 'provisioned'
+    );
+  });
+  return ok ? list : undefined;
+}
+
+/**
+ * Waits until both nodes report provisioned in NodeNetworkStatus and the audit is clean; describes
+ * how long that took and each agent's reconciles. Throws with what an operator would look at.
+ */
+export async function waitForProvisioned(c: LabCluster, baseline: AppliedObjects): Promise<string> {
+  const t0 = performance.now();
+  await waitFor('both nodes provisioned', () => nnsProvisioned(c), { timeoutMs: 240_000 }).catch(
+    async (e: Error) => {
+      throw new Error(`${e.message}\n${await diagnose(c)}`);
+    },
+  );
+  const provisioned = Math.round(performance.now() - t0);
+  const more = Math.round(await converged(c, baseline));
+  return [`provisioned after ${provisioned} ms, audit clean ${more} ms later`, ...reconcileTimes(c)].join(
+    '\n',
+  );
+}
+
+/** Both agents' `plan` on every node: exit 0 (nothing to change). */
+async function plansEmpty(nodes: readonly NodeRuntime[]): Promise<string> {
+  const runs = await Promise.all(
+    nodes.flatMap((rt) =>
+      (['netns', 'host'] as const).map(async (kind) => ({ rt, kind, ...(await rt.agentCli(kind, 'plan')) })),
+    ),
+  );
+  const changed = runs.filter((r) => r.code !== 0);
+  if (changed.length)
+    throw new Error(
+      changed
+        .map((r) => `agent-${r.kind} ${r.rt.node.id}: plan exit ${r.code}\n${r.stdout}${r.stderr}`.trim())
+        .join('\n'),
+    );
+  return `${runs.length} plans exit 0`;
+}
+
+export async function runClusterLab(report: LabReport, options: ClusterScenarioOptions = {}): Promise<void> {
+  let cluster: LabCluster | undefined;
+  try {
+    cluster = await startLabCluster({
+      ...(options.prefix ? { prefix: options.prefix } : {}),
+      phase: (name, fn) => report.step(name, fn),
+    });
+    const c = cluster;
+    const [ra, rb] = c.nodes as [NodeRuntime, NodeRuntime];
+    const baseline = await c.appliedObjects();
+
+    await report.step('agents converge: both nodes provisioned (NodeNetworkStatus), audit clean', () =>
+      waitForProvisioned(c, baseline),
+    );
+    const [a1, a2, b1, b2, b3] = (await report.step(
+      'pods through libcni: fabrik-ovs + fabrik-ipam (NADs from the API)',
+      // All at once, as kubelets start Pods: the plugins and the IPPools take concurrent calls.
+      () =>
+        Promise.all([
+          c.runPod(ra, 'a1', ['vlan100']),
+          c.runPod(ra, 'a2', ['vlan200']),
+          c.runPod(rb, 'b1', ['vlan100']),
+          c.runPod(rb, 'b2', ['vlan200']),
+          c.runPod(rb, 'b3', ['vlan300']),
+        ]),
+    )) as [LabPod, LabPod, LabPod, LabPod, LabPod];
+    report.note(
+      c.pods
+        .map(
+          (p) =>
+            `${p.name}@${p.node.name}: ${p.attachments.map((a) => `${a.nad} ${a.addresses.join(',')}`).join('; ')}`,
+        )
+        .join('\n'),
+    );
+
+    await report.check('VLAN 100: pod a1 reaches pod b1 on the other node through EVPN', () =>
+      eventuallyPings(a1.netns, addressOf(b1, 'vlan100')),
+    );
+    await report.check('VLAN 200: pod a2 reaches pod b2 on the other node through EVPN', () =>
+      eventuallyPings(a2.netns, addressOf(b2, 'vlan200')),
+    );
+    await report.check('VLAN 200 pods do not reach VLAN 100 pods', async () => {
+      // An on-link route to a VLAN 100 address: any leak through OVS or the HBR would answer.
+      await runCommand('ip', [
+        '-n',
+        a2.netns,
+        'route',
+        'add',
+        `${addressOf(b1, 'vlan100')}/32`,
+        'dev',
+        'net1',
+      ]);
+      if (await ping(a2.netns, addressOf(b1, 'vlan100'), 2))
+        throw new Error('a VLAN 200 pod reached a VLAN 100 pod');
+      return 'isolated';
+    });
+    await report.check(
+      'symmetric IRB in VRF red: pod a1 (VLAN 100) reaches pod b3 (VLAN 300) through the anycast gateways',
+      () => eventuallyPings(a1.netns, addressOf(b3, 'vlan300')),
+    );
+    for (const rt of c.nodes) {
+      await report.check(
+        `node ${rt.node.id}: BGP EVPN session up, remote VTEP ${rt.node.peerVtep} on every L2 VNI`,
+        async () => {
+          const summary = JSON.parse(await rt.frr.vtysh('show bgp l2vpn evpn summary json')) as {
+            peers?: Record<string, { state?: string; pfxRcd?: number }>;
+          };
+          const peer = summary.peers?.[rt.node.peerVtep];
+          if (peer?.state !== 'Established')
+            throw new Error(`EVPN session to ${rt.node.peerVtep}: ${peer?.state ?? 'absent'}`);
+          for (const l2 of baseline.layer2s) {
+            const vni = await rt.frr.vtysh(`show evpn vni ${l2.spec.vni} json`);
+            if (!vni.includes(rt.node.peerVtep))
+              throw new Error(`VNI ${l2.spec.vni} has no remote VTEP ${rt.node.peerVtep}`);
+          }
+          return `Established, ${peer.pfxRcd ?? 0} prefixes received; ${baseline.layer2s.length} L2 VNIs with the remote VTEP`;
+        },
+      );
+    }
+    await report.check('kubectl get nns: both nodes provisioned', async () => {
+      const out = await c.cp.kubectl('get', 'nns');
+      for (const rt of c.nodes)
+        if (!new RegExp(`^${rt.node.name}\\s+provisioned\\s+provisioned`, 'm').test(out))
+          throw new Error(`node ${rt.node.name} is not provisioned:\n${out}`);
+      return out.trimEnd();
+    });
+    await report.check(
+      'IPPool usage matches the Pods (kubectl get ippools, every address owned by a running attachment)',
+      async () => {
+        const audit = await c.audit(baseline);
+        const pools = audit.leaked.concat(audit.missing).filter((f) => f.area === 'ippool');
+        if (pools.length) throw new Error(pools.map((f) => f.what).join('\n'));
+        return (await c.cp.kubectl('get', 'ippools')).trimEnd();
+      },
+    );
+    await report.check('CNI CHECK passes for every attachment', async () => {
+      await Promise.all(c.pods.map((pod) => c.nodes.find((r) => r.node.id === pod.node.id)!.pods.check(pod)));
+      return `${c.pods.flatMap((p) => p.attachments).length} attachments verified`;
+    });
+
+    await report.check(
+      'a Layer2Network applied now is live on both nodes (Pods on it reach each other), its deletion removes it everywhere',
+      async () => {
+        const file = join(c.dir, 'vlan400.yaml');
+        await writeFile(file, LATE_NETWORK);
+        const t0 = performance.now();
+        await c.cp.kubectl('apply', '-f', file);
+        const withLate = await c.appliedObjects();
+        const [pa, pb] = await Promise.all([
+          c.runPod(ra, 'c1', ['vlan400']),
+          c.runPod(rb, 'c2', ['vlan400']),
+        ]);
+        await eventuallyPings(pa.netns, addressOf(pb, 'vlan400'));
+        const live = performance.now() - t0;
+        await converged(c, withLate);
+        await Promise.all([c.removePod(pa), c.removePod(pb)]);
+        const t1 = performance.now();
+        await c.cp.kubectl('delete', '-f', file);
+        const gone = await converged(c, baseline);
+        return `live on both nodes ${Math.round(live)} ms after kubectl apply (2 Pods attached and pinging); gone everywhere ${Math.round(performance.now() - t1)} ms after kubectl delete (audit clean after ${Math.round(gone)} ms)`;
+      },
+    );
+
+    await report.check(
+      `a bad object is refused: kubectl apply of ${API_REFUSED.file} fails naming ${API_REFUSED.field}`,
+      async () => {
+        try {
+          await c.cp.kubectl('apply', '-f', API_REFUSED.file);
+        } catch (e) {
+          const message = (e as Error).message;
+          if (!message.includes(API_REFUSED.field))
+            throw new Error(`refused without naming ${API_REFUSED.field}: ${message}`);
+          return message
+            .split('\n')
+            .find((l) => l.includes(API_REFUSED.field))!
+            .trim();
+        }
+        throw new Error('kubectl apply succeeded');
+      },
+    );
+    await report.check(
+      `a bad object the schema accepts is reported in NodeNetworkStatus (${AGENT_REFUSED.field}), the nodes untouched`,
+      async () => {
+        const before = await c.inventories();
+        await c.cp.kubectl('apply', '-f', AGENT_REFUSED.file);
+        const reported = await waitFor('both nodes to report bad-mac', async () => {
+          const list = await c.cp.kube.list<Nns>(API_PATHS.nns);
+          const errors = list.map((n) =>
+            n.status?.netns?.objectErrors?.find((o) => o.name === AGENT_REFUSED.name),
+          );
+          return errors.every((e) => e !== undefined) && errors.length === c.nodes.length
+            ? errors
+            : undefined;
+        });
+        for (const e of reported)
+          if (e?.field !== AGENT_REFUSED.field)
+            throw new Error(`reported with field ${e?.field}: ${e?.message}`);
+        const after = await c.inventories();
+        assertSameInventories(before, after);
+        await c.cp.kubectl('delete', '-f', AGENT_REFUSED.file);
+        return `${AGENT_REFUSED.name}: ${reported[0]?.message}; no link, OVS row, FRR line or file changed`;
+      },
+    );
+
+    await report.check('deleting a Pod removes its OVS port, veth, records and IPPool address', async () => {
+      await c.removePod(a2);
+      await converged(c, baseline, 10_000);
+      return `${a2.attachments[0]!.hostIfname} and ${addressOf(a2, 'vlan200')} released; audit clean`;
+    });
+    await report.check("running the agents again changes nothing: every agent's plan exits 0", () =>
+      plansEmpty(c.nodes),
+    );
+    await report.check(
+      'the nodes hold nothing the objects do not explain (links, OVS rows, FRR lines, IPPool entries, cache files)',
+      async () => {
+        const audit = await c.audit(baseline);
+        if (!isClean(audit)) throw new Error(formatAudit(audit));
+        const invs = await c.inventories();
+        return `${invs.reduce((n, i) => n + i.links.length, 0)} links, ${invs.reduce((n, i) => n + i.ovsRows.length, 0)} OVS rows, ${invs.reduce((n, i) => n + i.files.length, 0)} files, all explained`;
+      },
+    );
+  } catch (e) {
+    if (!(e instanceof StepFailedError)) throw e;
+  } finally {
+    await cluster?.destroy();
+  }
+}
+
+/** Each agent's reconciles so far, with their durations (from its log). */
+function reconcileTimes(cluster: LabCluster): string[] {
+  return cluster.nodes.flatMap((rt) =>
+    Object.values(rt.agents).map((agent) => {
+      const runs = agent.logs.filter((l) => l.msg === 'reconciled' || l.msg === 'reconcile failed');
+      const parts = (l: (typeof runs)[number]) =>
+        [`${String(l.result)} ${String(l.durationMs)} ms`]
+          .concat(typeof l.netlinkMs === 'number' ? [`netlink ${l.netlinkMs} ms`] : [])
+          .concat(typeof l.frrMs === 'number' ? [`FRR ${l.frrMs} ms`] : [])
+          .join(' ');
+      return `${agent.name}: ${runs.map(parts).join(', ') || 'no reconcile'}`;
+    }),
+  );
+}
+
+/** What an operator would look at when the nodes do not converge: NodeNetworkStatus and the agents' last warnings. */
+async function diagnose(cluster: LabCluster): Promise<string> {
+  const lines: string[] = [];
+  for (const nns of await cluster.cp.kube.list<Nns>(API_PATHS.nns).catch(() => []))
+    lines.push(`nns ${nns.metadata.name}: ${JSON.stringify(nns.status)}`);
+  for (const rt of cluster.nodes) {
+    const status = await readFile(rt.paths.relayStatus, 'utf8').catch((e: Error) => e.message);
+    lines.push(`relay status file of ${rt.node.id}: ${status.slice(0, 300)}`);
+    for (const agent of Object.values(rt.agents)) {
+      const warnings = [
+        ...agent.logs.filter((l) => (l.level ?? 30) >= 40).slice(-3),
+        ...agent.logs.slice(-4),
+      ];
+      lines.push(
+        `${agent.name} (started ${agent.starts}x):`,
+        ...warnings.map((l) => `  ${JSON.stringify(l).slice(0, 600)}`),
+        ...(agent.stderr ? [`  stderr: ${agent.stderr.slice(-600)}`] : []),
+      );
+    }
+  }
+  // Where the lab kernel's time went: the processes with the most CPU time.
+  const ps = await runCommand('ps', ['-eo', 'pid,ppid,stat,cputime,etimes,args', '--sort=-cputime']).catch(
+    (e: Error) => ({ stdout: e.message }),
+  );
+  lines.push(
+    ...ps.stdout
+      .split('\n')
+      .slice(0, 40)
+      .map((l) => l.slice(0, 160)),
+  );
+  return lines.join('\n');
+}
+
+/** Two inventories hold the same things (order aside). */
+function assertSameInventories(before: readonly NodeInventory[], after: readonly NodeInventory[]): void {
+  const flat = (invs: readonly NodeInventory[]) =>
+    new Set(
+      invs.flatMap((i) => [
+        ...i.links.map((l) => `link ${l.netns}/${l.name}`),
+        ...i.ovsRows.map((r) => `ovs ${r.table}/${r.name}`),
+        ...i.frrLines.map((l) => `frr ${l.pathspace}: ${[...l.context, l.line].join(' / ')}`),
+        ...i.files.map((f) => `file ${f}`),
+      ]),
+    );
+  const [b, a] = [flat(before), flat(after)];
+  const diff = [
+    ...[...a].filter((x) => !b.has(x)).map((x) => `+ ${x}`),
+    ...[...b].filter((x) => !a.has(x)).map((x) => `- ${x}`),
+  ];
+  if (diff.length) throw new Error(`the nodes changed:\n${diff.join('\n')}`);
+}

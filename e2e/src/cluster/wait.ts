@@ -1,0 +1,46 @@
+import { runInNetns } from '@fabrik/netcore';
+
+// Waiting for a distributed system to converge: poll an observable until it holds.
+
+/** Polls `probe` every `intervalMs` until it returns a value (not undefined/false); its last error explains a timeout. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const until = Date.now() + (options.timeoutMs ?? 30_000);
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+      last = undefined;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > until)
+      throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? 200));
+  }
+}
+
+/** One ping from a namespace; true when answered. */
+export async function ping(fromNetns: string, to: string, count = 1): Promise<boolean> {
+  try {
+    await runInNetns(fromNetns, 'ping', ['-c', String(count), '-W', '1', to]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pings until answered (a fresh EVPN path needs its routes first); describes how long it took. */
+export async function eventuallyPings(fromNetns: string, to: string, timeoutMs = 20_000): Promise<string> {
+  const t0 = performance.now();
+  let tries = 0;
+  await waitFor(`${fromNetns} to reach ${to}`, async () => (tries++, ping(fromNetns, to)), {
+    timeoutMs,
+    intervalMs: 0,
+  });
+  return `${to} answered after ${tries} ${tries === 1 ? 'try' : 'tries'} (${Math.round(performance.now() - t0)} ms)`;
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# `npm run test:chaos`: the reliability suite. Boots the lab kernel and breaks the lab cluster on
+# purpose (agents killed, OVS, FRR and the API server restarted, churn, bad input); the last line
+# is `RESULT chaos trials=<n> converged=<n> leaked=<n> recover_p95_ms=<x>`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bash tools/ci/ensure-deps.sh
+bash tools/ci/build-lab-parts.sh
+exec node --conditions=@fabrik/source --import tsx tools/lab/src/cli.ts run --env "FABRIK_CHAOS=${FABRIK_CHAOS:-full}" -- \
+  node --conditions=@fabrik/source --import tsx e2e/src/chaos-main.ts
