@@ -54,6 +54,11 @@ export interface Convergence {
   readonly audit: AuditResult;
 }
 
+/** Reads of a node's inventory before its error counts. */
+const INVENTORY_ATTEMPTS = 3;
+/** Between two audits while waiting for convergence. */
+const CONVERGE_POLL_MS = 1000;
+
 export const isClean = (r: AuditResult): boolean => r.leaked.length + r.missing.length === 0;
 
 export interface LabClusterOptions {
@@ -142,16 +147,25 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
     for (const pod of [...pods].reverse()) await runtimeOf(pod.node).pods.remove(pod);
   });
   const runtimeOf = (node: ClusterNode) => runtimes.find((r) => r.node.id === node.id)!;
+  const inventoryOf = (rt: NodeRuntime) =>
+    takeNodeInventory({
+      netns: [rt.node.host, rt.node.hbr],
+      ovsdb: rt.ovs.endpoint,
+      frrPathspaces: [rt.node.hbr],
+      dirs: [rt.paths.cniCache, rt.paths.libcniCache],
+    });
+  // A loaded lab kernel may let an OVSDB connect or a vtysh call time out: read that node again.
   const inventories = () =>
     Promise.all(
-      runtimes.map((rt) =>
-        takeNodeInventory({
-          netns: [rt.node.host, rt.node.hbr],
-          ovsdb: rt.ovs.endpoint,
-          frrPathspaces: [rt.node.hbr],
-          dirs: [rt.paths.cniCache, rt.paths.libcniCache],
-        }),
-      ),
+      runtimes.map(async (rt) => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await inventoryOf(rt);
+          } catch (e) {
+            if (attempt === INVENTORY_ATTEMPTS) throw e;
+          }
+        }
+      }),
     );
   const audit = async (objects: AppliedObjects): Promise<AuditResult> => {
     const [invs, pools] = await Promise.all([
@@ -198,10 +212,15 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
     async converge(objects, timeoutMs) {
       const t0 = performance.now();
       for (;;) {
-        const result = await audit(objects);
+        // A node too busy to answer (an OVSDB connect timing out in a loaded lab) is not converged
+        // yet; the timeout decides. Audits are spaced: each one starts processes on the nodes.
+        const result = await audit(objects).catch((e: unknown) => e as Error);
         const ms = performance.now() - t0;
-        if (isClean(result) || ms > timeoutMs) return { converged: isClean(result), ms, audit: result };
-        await new Promise((r) => setTimeout(r, 250));
+        if (result instanceof Error) {
+          if (ms > timeoutMs) throw result;
+        } else if (isClean(result) || ms > timeoutMs)
+          return { converged: isClean(result), ms, audit: result };
+        await new Promise((r) => setTimeout(r, CONVERGE_POLL_MS));
       }
     },
     destroy: unwind,
