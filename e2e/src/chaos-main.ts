@@ -1,12 +1,14 @@
 // `npm run test:chaos`: the reliability suite. Runs inside the lab kernel (tools/ci/chaos.sh boots
-// it). FABRIK_CHAOS=reduced runs the small plan `npm test`'s lab stage uses.
-import { chaosResult, FULL_PLAN, REDUCED_PLAN, runChaos } from './chaos/suite.js';
+// it). FABRIK_CHAOS=reduced runs a small plan, FABRIK_CHAOS=bad-input only the bad-input matrix.
+import { BAD_INPUT_PLAN, chaosResult, FULL_PLAN, REDUCED_PLAN, runChaos } from './chaos/suite.js';
 import { LabReport } from './report.js';
 
-const plan = process.env['FABRIK_CHAOS'] === 'reduced' ? REDUCED_PLAN : FULL_PLAN;
+const PLANS = { full: FULL_PLAN, reduced: REDUCED_PLAN, 'bad-input': BAD_INPUT_PLAN } as const;
+const planName = (process.env['FABRIK_CHAOS'] ?? 'full') as keyof typeof PLANS;
+const plan = PLANS[planName] ?? FULL_PLAN;
 const report = new LabReport();
 process.stdout.write(
-  `fabrik chaos: the lab cluster broken on purpose (${process.env['FABRIK_CHAOS'] === 'reduced' ? 'reduced' : 'full'} plan, seed ${plan.seed})\n\n`,
+  `fabrik chaos: the lab cluster broken on purpose (${planName} plan, seed ${plan.seed})\n\n`,
 );
 const trials = await runChaos(report, plan);
 const verdict = report.finish();

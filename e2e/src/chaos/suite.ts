@@ -23,15 +23,18 @@ import { resultLine, seededRandom, summarize, type Trial } from './trials.js';
 // two Pods; the last line sums them up: `RESULT chaos trials=.. converged=.. leaked=.. recover_p95_ms=..`.
 
 export interface ChaosPlan {
+  /** Agent kills and daemon restarts (false: only churn and bad input). */
+  readonly faults: boolean;
   /** kill -9 trials per agent kind (alternating nodes). */
   readonly killsPerAgent: number;
-  readonly churn: ChurnPlan;
+  readonly churn?: ChurnPlan;
   readonly badInput: boolean;
   readonly seed: number;
   readonly convergeTimeoutMs: number;
 }
 
 export const FULL_PLAN: ChaosPlan = {
+  faults: true,
   killsPerAgent: 20,
   churn: { networks: 200, pods: 50, waves: 5, podConcurrency: 4 },
   badInput: true,
@@ -41,12 +44,16 @@ export const FULL_PLAN: ChaosPlan = {
 
 /** A run that fits `npm test`'s lab stage: every fault once or twice, a small churn. */
 export const REDUCED_PLAN: ChaosPlan = {
+  faults: true,
   killsPerAgent: 2,
   churn: { networks: 20, pods: 6, waves: 2, podConcurrency: 2 },
   badInput: false,
   seed: 17,
   convergeTimeoutMs: 90_000,
 };
+
+/** Only the bad-input matrix (FABRIK_CHAOS=bad-input). */
+export const BAD_INPUT_PLAN: ChaosPlan = { ...FULL_PLAN, faults: false, churn: undefined };
 
 /** Runs the suite into `report` (one check per trial group) and returns every trial. */
 export async function runChaos(report: LabReport, plan: ChaosPlan): Promise<Trial[]> {
@@ -71,10 +78,6 @@ export async function runChaos(report: LabReport, plan: ChaosPlan): Promise<Tria
       convergeTimeoutMs: plan.convergeTimeoutMs,
       record: (t) => trials.push(t),
     };
-    const windowMs = await report.step('a change without faults (the window kills land in)', async () =>
-      Math.round(await measureChangeWindow(ctx)),
-    );
-    report.note(`${windowMs} ms per change`);
     const present = { value: false };
     const group = async (suite: string, fn: () => Promise<void>) => {
       const from = trials.length;
@@ -88,35 +91,43 @@ export async function runChaos(report: LabReport, plan: ChaosPlan): Promise<Tria
         return `${s.trials} trials converged, nothing leaked, recovery p95 ${s.recoverP95Ms} ms`;
       });
     };
-    for (const kind of ['netns', 'host'] as const)
-      await group(
-        `kill -9 agent-${kind} at random points of a change, ${plan.killsPerAgent} times`,
-        async () => {
-          for (let i = 0; i < plan.killsPerAgent; i++)
-            await killAgentTrials(ctx, c.nodes[i % c.nodes.length]!, kind, 1, windowMs, present);
-        },
+    if (plan.faults) {
+      const windowMs = await report.step('a change without faults (the window kills land in)', async () =>
+        Math.round(await measureChangeWindow(ctx)),
       );
-    await group('ovsdb-server restarted, ovs-vswitchd killed and restarted (each node)', async () => {
-      for (const rt of c.nodes) {
-        await restartOvsdbTrial(ctx, rt, present);
-        await restartVswitchdTrial(ctx, rt, present);
+      report.note(`${windowMs} ms per change`);
+      for (const kind of ['netns', 'host'] as const)
+        await group(
+          `kill -9 agent-${kind} at random points of a change, ${plan.killsPerAgent} times`,
+          async () => {
+            for (let i = 0; i < plan.killsPerAgent; i++)
+              await killAgentTrials(ctx, c.nodes[i % c.nodes.length]!, kind, 1, windowMs, present);
+          },
+        );
+      await group('ovsdb-server restarted, ovs-vswitchd killed and restarted (each node)', async () => {
+        for (const rt of c.nodes) {
+          await restartOvsdbTrial(ctx, rt, present);
+          await restartVswitchdTrial(ctx, rt, present);
+        }
+      });
+      await group('bgpd and zebra killed and brought back (each node)', async () => {
+        for (const rt of c.nodes) await restartFrrTrial(ctx, rt, present);
+      });
+      await group('API server restarted, its watch history compacted (410 for every watcher)', () =>
+        restartApiServerTrial(ctx, present),
+      );
+      if (present.value) {
+        // Back to the baseline before the churn, which audits against it.
+        await setProbe(c, false);
+        present.value = false;
       }
-    });
-    await group('bgpd and zebra killed and brought back (each node)', async () => {
-      for (const rt of c.nodes) await restartFrrTrial(ctx, rt, present);
-    });
-    await group('API server restarted, its watch history compacted (410 for every watcher)', () =>
-      restartApiServerTrial(ctx, present),
-    );
-    if (present.value) {
-      // Back to the baseline before the churn, which audits against it.
-      await setProbe(c, false);
-      present.value = false;
     }
-    await group(
-      `churn: ${plan.churn.networks} Layer2Networks and ${plan.churn.pods} Pod attachments in ${plan.churn.waves} waves`,
-      () => churnTrials(ctx, plan.churn),
-    );
+    const churn = plan.churn;
+    if (churn)
+      await group(
+        `churn: ${churn.networks} Layer2Networks and ${churn.pods} Pod attachments in ${churn.waves} waves`,
+        () => churnTrials(ctx, churn),
+      );
     if (plan.badInput)
       await group('bad input: every examples/invalid object refused or reported, nodes untouched', () =>
         badInputTrials(ctx),
