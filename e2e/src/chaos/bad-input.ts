@@ -7,8 +7,9 @@ import { REPO } from '../cluster/control-plane.js';
 import type { ChaosContext } from './faults.js';
 
 // The held bad-input matrix: every file of examples/invalid names the field that is wrong
-// (`test.fabrik.dev/error-field`) and who refuses it (`test.fabrik.dev/api-server: refuses` or
-// `accepts`). What the API server refuses must fail `kubectl apply` naming the field; what it
+// (`test.fabrik.dev/error-field`) and who refuses it (`test.fabrik.dev/api-server: refuses-create`,
+// `refuses-status-update` or `accepts`). What the API server refuses must fail `kubectl apply`
+// (or the status write) naming the field; what it
 // accepts must be reported by the agent that reads it (NodeNetworkStatus objectErrors, naming the
 // field) or refused where it is used. Either way, no node changes.
 
@@ -21,8 +22,12 @@ export interface InvalidExample {
   readonly kind: string;
   readonly name: string;
   readonly field: string;
-  readonly apiServer: 'accepts' | 'refuses';
+  readonly apiServer: (typeof API_ANSWERS)[number];
+  /** The object's status (a status subresource write is what `refuses-status-update` refuses). */
+  readonly status?: unknown;
 }
+
+const API_ANSWERS = ['accepts', 'refuses-create', 'refuses-status-update'] as const;
 
 export async function invalidExamples(): Promise<InvalidExample[]> {
   const files = (await readdir(INVALID_DIR)).filter((f) => f.endsWith('.yaml')).sort();
@@ -31,14 +36,22 @@ export async function invalidExamples(): Promise<InvalidExample[]> {
       const doc = parse(await readFile(join(INVALID_DIR, f), 'utf8')) as {
         kind: string;
         metadata: { name: string; annotations: Record<string, string> };
+        status?: unknown;
       };
-      const apiServer = doc.metadata.annotations[API_ANNOTATION];
+      const apiServer = API_ANSWERS.find((a) => a === doc.metadata.annotations[API_ANNOTATION]);
       const field = doc.metadata.annotations[FIELD_ANNOTATION];
-      if ((apiServer !== 'accepts' && apiServer !== 'refuses') || !field)
+      if (!apiServer || !field)
         throw new Error(
-          `examples/invalid/${f}: needs the ${API_ANNOTATION} and ${FIELD_ANNOTATION} annotations`,
+          `examples/invalid/${f}: needs ${API_ANNOTATION} (${API_ANSWERS.join(', ')}) and ${FIELD_ANNOTATION}`,
         );
-      return { file: join(INVALID_DIR, f), kind: doc.kind, name: doc.metadata.name, field, apiServer };
+      return {
+        file: join(INVALID_DIR, f),
+        kind: doc.kind,
+        name: doc.metadata.name,
+        field,
+        apiServer,
+        ...(doc.status === undefined ? {} : { status: doc.status }),
+      };
     }),
   );
 }
@@ -111,11 +124,23 @@ export async function badInputTrials(ctx: ChaosContext): Promise<void> {
     } catch (e) {
       const message = (e as Error).message;
       if (ex.apiServer === 'accepts') problem = `the API server refused it: ${message}`;
+      else if (ex.apiServer === 'refuses-status-update')
+        problem = `the API server refused the object: ${message}`;
       else if (!message.includes(ex.field)) problem = `refused without naming ${ex.field}: ${message}`;
       else verdict = 'refused by the API server';
     }
-    if (applied && ex.apiServer === 'refuses') problem = 'the API server accepted it';
-    else if (applied && (ex.kind === 'VRF' || ex.kind === 'Layer2Network')) {
+    if (applied && ex.apiServer === 'refuses-create') problem = 'the API server accepted it';
+    else if (applied && ex.apiServer === 'refuses-status-update') {
+      try {
+        await cluster.cp.kube.patch(`${API_PATHS.nns}/${ex.name}/status`, { status: ex.status });
+        problem = 'the API server accepted the status write';
+      } catch (e) {
+        const message = (e as Error).message;
+        if (!message.includes(ex.field))
+          problem = `status write refused without naming ${ex.field}: ${message}`;
+        else verdict = 'status write refused by the API server';
+      }
+    } else if (applied && (ex.kind === 'VRF' || ex.kind === 'Layer2Network')) {
       try {
         const reports = await waitForReports(ctx, ex);
         const wrong = reports.find((r) => r.field !== ex.field);
