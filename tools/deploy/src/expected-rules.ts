@@ -3,7 +3,8 @@
 // grants beyond these, or lacks, shows as a failing diff (tools/deploy/src/rbac.host.test.ts).
 // Derived from the calls the code makes:
 //   - the Kubernetes intent source (@fabrik/agent-runtime over @fabrik/kube startInformer,
-//     startNodeInformer): list + watch of its kinds, list + watch of its Node by field selector;
+//     startNodeInformer): list + watch of its kinds (agent-netns: also bgppeerings), list +
+//     watch of its Node by field selector;
 //   - the node status sink: createStatusWriter (get, create when missing, merge patch of /status),
 //     nodeOwnerReference (get node), patchNodeCondition (get node, patch nodes/status),
 //     removeNodeTaint (get node, patch node);
@@ -46,7 +47,12 @@ export const EXPECTED_GRANTS: Record<string, Record<string, Grant[]>> = {
     ],
   },
   'deploy/overlays/netns-kubernetes-source': {
-    'fabrik-hbr': nodeAgent(),
+    // agent-netns also turns BGPPeerings into its VRFs' BGP peers (agent-host does not relay them).
+    'fabrik-hbr': [
+      ...nodeAgent(),
+      grant('*', 'network.fabrik.dev', 'bgppeerings', 'list'),
+      grant('*', 'network.fabrik.dev', 'bgppeerings', 'watch'),
+    ],
   },
 };
 

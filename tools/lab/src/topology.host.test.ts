@@ -53,8 +53,15 @@ describe('lab topologies', () => {
     } finally {
       await built.destroy();
     }
-    // The end in this namespace went with its peer.
-    await expect(runCommand('ip', ['link', 'show', here])).rejects.toThrow();
+    // The end in this namespace went with its peer (the kernel tears a namespace down
+    // asynchronously, so give it a moment).
+    const gone = async (): Promise<boolean> =>
+      runCommand('ip', ['link', 'show', here]).then(
+        () => false,
+        () => true,
+      );
+    for (let i = 0; i < 100 && !(await gone()); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await gone()).toBe(true);
   });
 
   it('rejects a link to an unknown node before creating anything', async () => {
