@@ -5,15 +5,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempNetns, startOvs, type OvsInstance, type TempNetns } from '@fabrik/testkit';
+import {
+  createTempNetns,
+  startOvs,
+  until,
+  type AgentProcess,
+  type OvsInstance,
+  type TempNetns,
+} from '@fabrik/testkit';
 import {
   createHostSandbox,
   ipJson,
   layer2,
   nodeDoc,
   restartVswitchd,
-  until,
-  type AgentProcess,
   type HostSandbox,
 } from '../test/harness.js';
 
@@ -173,7 +178,7 @@ describe('agent-host with a file source', () => {
   it('survives an ovsdb-server restart and converges afterwards', async () => {
     await sb.ovs.stopDb();
     await sb.ovs.startDb();
-    await agent.waitForLog('the reconnect', (l) => l.msg === 'ovsdb: reconnected');
+    await agent.waitForLog((l) => l.msg === 'ovsdb: reconnected', { what: 'the reconnect' });
     // A change after the restart is seen and repaired: the connection and the monitor are back.
     await sb.vsctl('del-port', 'eth2');
     await until('eth2 back on br-two', async () => (await get('Port', 'eth2', 'trunks')) === '[]');
@@ -188,8 +193,7 @@ describe('agent-host with a file source', () => {
 
   it('plan says in sync (exit 0), then names a pending change (exit 1)', async () => {
     await until('an idle agent', async () => (await sb.cli('plan')).code === 0);
-    await agent.stop();
-    expect(await agent.exited).toBe(0);
+    expect(await agent.stop()).toBe(0);
     await sb.writeIntent([nodeDoc({ rack: 'b' }), l2s.db, l2s.rackB, l2s.web]);
     const plan = await sb.cli('plan');
     expect(plan.code).toBe(1);

@@ -13,10 +13,10 @@ import {
 } from '@fabrik/api';
 import { parseIntentDocuments, writeFileAtomic } from '@fabrik/agent-runtime';
 import { EVENTS, NODES, customObjects, loadKubeConfig, type KubeObject } from '@fabrik/kube';
-import { startApiServer, type ApiServer } from '@fabrik/testkit';
+import { startApiServer, until, type AgentProcess, type ApiServer } from '@fabrik/testkit';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { createHostSandbox, NODE_NAME, until, type AgentProcess, type HostSandbox } from '../test/harness.js';
+import { createHostSandbox, NODE_NAME, type HostSandbox } from '../test/harness.js';
 
 const Any = z.looseObject({ metadata: z.looseObject({ name: z.string() }) });
 type Loose = z.infer<typeof Any> & Record<string, unknown>;
@@ -154,7 +154,9 @@ describe('the relay for the HBR container', () => {
   });
 
   it('serves readiness and its metrics', async () => {
-    const serving = await agent.waitForLog('the endpoints', (l) => l.msg === 'serving metrics and health');
+    const serving = await agent.waitForLog((l) => l.msg === 'serving metrics and health', {
+      what: 'the endpoints',
+    });
     const [metricsAt, healthAt] = serving.addresses as string[];
     expect((await fetch(`http://${healthAt ?? metricsAt}/readyz`)).status).toBe(200);
     expect((await fetch(`http://${healthAt ?? metricsAt}/healthz`)).status).toBe(200);
@@ -165,8 +167,7 @@ describe('the relay for the HBR container', () => {
 
   it('leaves the last file in place when it stops', async () => {
     const before = await readFile(intentFile, 'utf8');
-    await agent.stop();
-    expect(await agent.exited).toBe(0);
+    expect(await agent.stop()).toBe(0);
     await customObjects(kc, gvr(VRF_RESOURCE), Any).delete('blue');
     await new Promise((r) => setTimeout(r, 500));
     expect(await readFile(intentFile, 'utf8')).toBe(before);

@@ -4,16 +4,8 @@
 // converged, and the agent is killed with SIGKILL after every journal step.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdir } from 'node:fs/promises';
-import { createTempNetns, type TempNetns } from '@fabrik/testkit';
-import {
-  createHostSandbox,
-  ipJson,
-  readJson,
-  restartVswitchd,
-  until,
-  type AgentProcess,
-  type HostSandbox,
-} from '../test/harness.js';
+import { createTempNetns, until, type AgentProcess, type TempNetns } from '@fabrik/testkit';
+import { createHostSandbox, ipJson, readJson, restartVswitchd, type HostSandbox } from '../test/harness.js';
 import { startPing, startRouteMonitor } from '../test/probes.js';
 
 let sb: HostSandbox;
@@ -213,11 +205,8 @@ describe('a node with a single NIC', () => {
       await until('pings answered', async () => true);
       agent = await sb.start();
       const moved = await agent.waitForLog(
-        'the move',
         (l) => l.msg === 'single NIC: addresses and routes are on the bridge',
-        {
-          timeoutMs: 120_000,
-        },
+        { what: 'the move', timeoutMs: 120_000 },
       );
       await new Promise((r) => setTimeout(r, 1000)); // replies after the move
       const [inb, outb, dflt] = await Promise.all([inbound.stop(), outbound.stop(), routes.stop()]);
@@ -269,10 +258,9 @@ describe('a node with a single NIC', () => {
     'restarts without duplicating anything, and repairs an ovs-vswitchd restart',
     { timeout: 120_000 },
     async () => {
-      await agent.stop();
-      expect(await agent.exited).toBe(0);
+      expect(await agent.stop()).toBe(0);
       agent = await sb.start();
-      await agent.waitForLog('a reconcile', (l) => l.msg === 'reconciled');
+      await agent.waitForLog((l) => l.msg === 'reconciled', { what: 'a reconcile' });
       await expectMigrated(['default via 10.0.0.1 proto dhcp metric 100 onlink']);
       await restartVswitchd(sb);
       await until('reachable after the vswitchd restart', () => reachable(), 60_000);
@@ -326,10 +314,11 @@ describe('a node with a single NIC', () => {
       async () => {
         await sb.stopAgents();
         const crashed = await sb.start({ FABRIK_AGENT_HOST_CRASH_AFTER: forward });
-        expect(await crashed.exited).toBe('SIGKILL');
+        expect((await crashed.exited).signal).toBe('SIGKILL');
         expect(await journalStep()).toBe(forward);
         const resumed = await sb.start();
-        await resumed.waitForLog('the move', (l) => l.msg === 'reconciled' && l.result === 'success', {
+        await resumed.waitForLog((l) => l.msg === 'reconciled' && l.result === 'success', {
+          what: 'the move',
           timeoutMs: 120_000,
         });
         await until('journal at moved', async () => (await journalStep()) === 'moved');

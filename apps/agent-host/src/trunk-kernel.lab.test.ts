@@ -2,16 +2,8 @@
 // as a process in the "node" namespace, without Open vSwitch (a node that only uses the kernel
 // attach needs none); the HBR namespace holds the other end of the trunk with its own VLAN link.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTempNetns, type TempNetns } from '@fabrik/testkit';
-import {
-  createHostSandbox,
-  ipJson,
-  layer2,
-  nodeDoc,
-  until,
-  type AgentProcess,
-  type HostSandbox,
-} from '../test/harness.js';
+import { createTempNetns, until, type AgentProcess, type TempNetns } from '@fabrik/testkit';
+import { createHostSandbox, ipJson, layer2, nodeDoc, type HostSandbox } from '../test/harness.js';
 
 let sb: HostSandbox;
 let hbr: TempNetns;
@@ -100,8 +92,7 @@ describe('tr.<vid> with attach: kernel', () => {
       await until('tr.200 gone', async () => (await link('tr.200')) === undefined, 120_000);
       await sb.node.ip('link', 'del', 'tr.100');
       await until('tr.100 back', async () => (await link('tr.100'))?.flags.includes('UP'), 120_000);
-      await agent.stop();
-      expect(await agent.exited).toBe(0);
+      expect(await agent.stop()).toBe(0);
       expect(await link('tr.100')).toBeDefined(); // stopping leaves the data plane
       const cleanup = await sb.cli('cleanup');
       expect(cleanup.code).toBe(0);

@@ -5,8 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { writeIntentFile, type IntentObject } from '@fabrik/agent-runtime';
-import { runCommand, startCommand, type StartedCommand } from '@fabrik/netcore';
-import { createTempNetns, startOvs, type OvsInstance, type TempNetns } from '@fabrik/testkit';
+import { runCommand } from '@fabrik/netcore';
+import {
+  createTempNetns,
+  startAgentProcess,
+  startOvs,
+  until,
+  type AgentProcess,
+  type OvsInstance,
+  type TempNetns,
+} from '@fabrik/testkit';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 const CLI = new URL('../src/cli.ts', import.meta.url).pathname;
@@ -24,27 +32,6 @@ export const nodeDoc = (labels: Record<string, string>): IntentObject => ({
   kind: 'Node',
   metadata: { name: NODE_NAME, labels },
 });
-
-export interface LogLine {
-  readonly msg?: string;
-  readonly level?: number;
-  readonly [key: string]: unknown;
-}
-
-export interface AgentProcess {
-  readonly command: StartedCommand;
-  readonly logs: LogLine[];
-  /** Resolves with the exit code, or the signal name. */
-  readonly exited: Promise<number | string>;
-  /** Waits for a log line matching `predicate` (after `from`, an index into logs). */
-  waitForLog(
-    what: string,
-    predicate: (l: LogLine) => boolean,
-    options?: { from?: number; timeoutMs?: number },
-  ): Promise<LogLine>;
-  stop(): Promise<void>;
-  kill9(): Promise<void>;
-}
 
 export interface HostSandbox {
   readonly node: TempNetns;
@@ -69,26 +56,6 @@ export interface HostSandbox {
   destroy(): Promise<void>;
 }
 
-export async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end)
-      throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 export async function createHostSandbox(
   prefix = 'fah-',
   options: { readonly withOvs?: boolean } = {},
@@ -103,7 +70,7 @@ export async function createHostSandbox(
   const intentFile = join(dir, 'intent.yaml');
   const configPath = join(dir, 'agent-host.yaml');
   const agents: AgentProcess[] = [];
-  const agentArgs = (args: string[]) => [
+  const agentArgs = (args: string[]): [string, ...string[]] => [
     process.execPath,
     '--conditions=@fabrik/source',
     '--import',
@@ -117,79 +84,12 @@ export async function createHostSandbox(
     env: Record<string, string> = {},
     options: { rootNetns?: boolean } = {},
   ): Promise<AgentProcess> => {
-    const [file, ...argv] = options.rootNetns
-      ? agentArgs(['run', '--config', configPath])
-      : ['ip', ...nodeArgs(['run', '--config', configPath])];
-    const logs: LogLine[] = [];
-    let partial = '';
-    let stderr = '';
-    const waiters = new Set<() => void>();
-    const command = startCommand(file!, argv, {
+    const run = ['run', '--config', configPath];
+    const agent = startAgentProcess({
+      command: options.rootNetns ? agentArgs(run) : ['ip', ...nodeArgs(run)],
       cwd: REPO,
-      env: { ...process.env, LOG_LEVEL: 'debug', ...env },
-      onOutput: (text, stream) => {
-        if (stream === 'stderr') {
-          stderr += text;
-          return;
-        }
-        const lines = (partial + text).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) {
-          try {
-            logs.push(JSON.parse(line) as LogLine);
-          } catch {
-            logs.push({ msg: line });
-          }
-        }
-        for (const w of waiters) w();
-      },
+      env: { LOG_LEVEL: 'debug', ...env },
     });
-    const exited = command.exited.then((e) => e.signal ?? e.exitCode ?? -1);
-    let done = false;
-    void exited.then(() => {
-      done = true;
-      for (const w of waiters) w();
-    });
-    const agent: AgentProcess = {
-      command,
-      logs,
-      exited,
-      waitForLog: (what, predicate, options = {}) =>
-        new Promise<LogLine>((resolve, reject) => {
-          const check = () => {
-            const hit = logs.slice(options.from ?? 0).find(predicate);
-            if (hit) {
-              cleanup();
-              resolve(hit);
-            } else if (done) {
-              cleanup();
-              reject(new Error(`agent exited before ${what}; stderr: ${stderr.slice(-2000)}`));
-            }
-          };
-          const timer = setTimeout(() => {
-            cleanup();
-            reject(
-              new Error(
-                `timed out waiting for ${what}; last logs: ${JSON.stringify(logs.slice(-5))}; stderr: ${stderr.slice(-1000)}`,
-              ),
-            );
-          }, options.timeoutMs ?? 30_000);
-          const cleanup = () => {
-            clearTimeout(timer);
-            waiters.delete(check);
-          };
-          waiters.add(check);
-          check();
-        }),
-      async stop() {
-        if (!done) command.kill('SIGTERM');
-        await exited;
-      },
-      async kill9() {
-        if (!done) command.kill('SIGKILL');
-        await exited;
-      },
-    };
     agents.push(agent);
     return agent;
   };
@@ -248,7 +148,7 @@ export async function createHostSandbox(
       for (const a of agents) await a.stop();
     },
     async destroy() {
-      for (const a of agents) await a.kill9();
+      for (const a of agents) await a.kill();
       await ovsInstance?.stop();
       await node.destroy();
       await rm(dir, { recursive: true, force: true });

@@ -153,7 +153,10 @@ describe('concurrency', () => {
     const add = cnitool(sb, 'add', held, ns.path);
     await gate.waiting();
     const del = cnitool(sb, 'del', held, ns.path);
-    await agent.waitForLog('the DEL', (l) => l['msg'] === 'cni: received' && l['command'] === 'DEL', from);
+    await agent.waitForLog((l) => l['msg'] === 'cni: received' && l['command'] === 'DEL', {
+      what: 'the DEL',
+      from,
+    });
     // Another attachment is not held up by the one at the gate.
     const other = await netns();
     const free = await network();
@@ -253,11 +256,10 @@ describe('the plugin goes away', () => {
     await gate.waiting();
     socket.destroy();
     await gate.open();
-    await agent.waitForLog(
-      'the finished ADD',
-      (l) => l['msg'] === 'cni: the plugin went away before the answer',
+    await agent.waitForLog((l) => l['msg'] === 'cni: the plugin went away before the answer', {
+      what: 'the finished ADD',
       from,
-    );
+    });
     expect(answeredByAgent(sb, from)).toEqual(['ADD']);
     const during = await nodeState(sb, ovs, probe);
     expect(during.podLinks.some((l) => l.startsWith('net1 10.95.0.'))).toBe(true);
@@ -283,7 +285,7 @@ describe('agent-host goes away', () => {
       (e: unknown) => e,
     );
     await gate.waiting();
-    await sb.agent!.kill9();
+    await sb.agent!.kill();
     const failure = await add;
     expect(isCommandError(failure) && failure.stderr).toMatch(/try again/);
     // The agent is gone: the runtime's DEL is done by the plugin itself.
@@ -306,7 +308,7 @@ describe('agent-host goes away', () => {
     agent = await sb.startAgent(ovs.endpoint);
     await cnitool(sb, 'check', net, ns.path);
     expect(answeredByAgent(sb)).toEqual(['CHECK']);
-    await agent.kill9();
+    await agent.kill();
     expect((await lstat(agent.socket)).isSocket()).toBe(true);
     agent = await sb.startAgent(ovs.endpoint);
     await cnitool(sb, 'del', net, ns.path);

@@ -67,7 +67,7 @@ export async function createPluginSandbox(path: CniPath = cniTestPath()): Promis
       return agent;
     },
     startAgent: async (ovsdbSocket) => {
-      if (!agent?.running) agent = await startAgentHost(join(dir, 'agent-host'), ovsdbSocket);
+      if (!agent?.running()) agent = await startAgentHost(join(dir, 'agent-host'), ovsdbSocket);
       return agent;
     },
     binDir,
@@ -194,7 +194,7 @@ function fastPathEnv(sb: PluginSandbox): Record<string, string> {
 function pathTaken(sb: PluginSandbox, settingsPath: string, stderr: string): void {
   if (
     sb.path === 'agent-host' &&
-    sb.agent?.running === true &&
+    sb.agent?.running() === true &&
     settingsPath === sb.settingsPath &&
     /done by this process/.test(stderr)
   )

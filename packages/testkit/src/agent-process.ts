@@ -14,12 +14,21 @@ export interface AgentProcess {
   readonly logs: readonly LogLine[];
   /** What it printed on standard error (should stay empty). */
   stderr(): string;
-  /** Resolves with the first log line (from `from` on) that satisfies `pred`. */
+  /** False once the process has exited. */
+  running(): boolean;
+  /**
+   * Resolves with the first log line (from index `from` of `logs` on) that satisfies `pred`;
+   * rejects when the agent exits first or after `timeoutMs` (default 60 s), naming `what` (the
+   * awaited event, e.g. `the reconnect`) with the last log lines and standard error.
+   */
   waitForLog(
     pred: (line: LogLine) => boolean,
-    options?: { timeoutMs?: number; from?: number },
+    options?: { timeoutMs?: number; from?: number; what?: string },
   ): Promise<LogLine>;
-  /** `GET http://<healthAddress><path>`: status code, or 0 when nothing answers. */
+  /**
+   * `GET http://<healthAddress><path>`: status code, or 0 when nothing answers. Throws when the
+   * agent was started without `healthAddress`.
+   */
   probe(path: '/healthz' | '/readyz' | '/metrics'): Promise<{ status: number; body: string }>;
   /** Resolves once /readyz answers 200. */
   waitUntilReady(timeoutMs?: number): Promise<void>;
@@ -33,8 +42,11 @@ export interface AgentProcess {
 export interface StartAgentProcessOptions {
   /** argv: `[process.execPath, 'apps/agent-netns/bin/fabrik-agent-netns.mjs', 'run', '--config', FILE]`. */
   readonly command: readonly [string, ...string[]];
-  /** Where the agent serves /healthz and /readyz (its healthAddress), and /metrics. */
-  readonly healthAddress: string;
+  /**
+   * Where the agent serves /healthz and /readyz (its healthAddress), and /metrics; needed by
+   * `probe` and `waitUntilReady` only (an agent on port 0 says its addresses in a log line).
+   */
+  readonly healthAddress?: string;
   readonly metricsAddress?: string;
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
@@ -51,7 +63,11 @@ export function startAgentProcess(options: StartAgentProcessOptions): AgentProce
   const logs: LogLine[] = [];
   let stderr = '';
   let partial = '';
-  let wake: () => void = () => {};
+  // waitForLog's pending waits, woken by every new line and by the exit.
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of waiters) waiter();
+  };
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
     const lines = (partial + chunk).split('\n');
@@ -66,6 +82,12 @@ export function startAgentProcess(options: StartAgentProcessOptions): AgentProce
     }
     wake();
   });
+  // The last lines can come after the exit: a wait gives up only once the output has ended too.
+  let outputEnded = false;
+  child.stdout.on('end', () => {
+    outputEnded = true;
+    wake();
+  });
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -75,30 +97,46 @@ export function startAgentProcess(options: StartAgentProcessOptions): AgentProce
     }),
   );
   const running = () => child.exitCode === null && child.signalCode === null;
-  const addressOf = (path: string) =>
-    path === '/metrics' && options.metricsAddress ? options.metricsAddress : options.healthAddress;
+  const addressOf = (path: string) => {
+    if (path === '/metrics' && options.metricsAddress) return options.metricsAddress;
+    if (options.healthAddress) return options.healthAddress;
+    throw new Error(`startAgentProcess: no healthAddress given, cannot probe ${path}`);
+  };
 
   const agent: AgentProcess = {
     pid: child.pid ?? -1,
     logs,
     stderr: () => stderr,
-    async waitForLog(pred, { timeoutMs = 60_000, from = 0 } = {}) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const hit = logs.slice(from).find(pred);
-        if (hit) return hit;
-        if (!running()) throw new Error(`agent exited before the awaited log line; stderr: ${stderr}`);
-        if (Date.now() > until)
-          throw new Error(`no such log line within ${timeoutMs} ms; last: ${JSON.stringify(logs.at(-1))}`);
-        await new Promise<void>((r) => {
-          wake = r;
-          setTimeout(r, 200);
-        });
-      }
-    },
+    running,
+    waitForLog: (pred, { timeoutMs = 60_000, from = 0, what = 'the awaited log line' } = {}) =>
+      new Promise<LogLine>((resolve, reject) => {
+        const tail = () =>
+          `last log lines: ${JSON.stringify(logs.slice(-5))}; stderr: ${stderr.slice(-2000)}`;
+        const check = () => {
+          const hit = logs.slice(from).find(pred);
+          if (hit) {
+            done();
+            resolve(hit);
+          } else if (!running() && outputEnded) {
+            done();
+            reject(new Error(`agent exited before ${what}; ${tail()}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; ${tail()}`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      }),
     async probe(path) {
+      const url = `http://${addressOf(path)}${path}`;
       try {
-        const r = await fetch(`http://${addressOf(path)}${path}`, { signal: AbortSignal.timeout(5000) });
+        const r = await fetch(url, { signal: AbortSignal.timeout(5000) });
         return { status: r.status, body: await r.text() };
       } catch {
         return { status: 0, body: '' };

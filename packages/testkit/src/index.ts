@@ -14,3 +14,4 @@ export { median, timeCniCall } from './bench.js';
 export type { CniExecOptions, CniExecResult, CnitoolOptions } from './cni.js';
 export { startAgentProcess } from './agent-process.js';
 export type { AgentProcess, StartAgentProcessOptions, LogLine } from './agent-process.js';
+export { until } from './until.js';
