@@ -36,19 +36,9 @@ export { stderrLogger } from './logger.js';
 export type { KubeLogger } from './logger.js';
 export { PATCH_CONTENT_TYPE } from './rest.js';
 export type { PatchType } from './rest.js';
-export { matchesLabelSelector, validateLabelSelector, formatLabelSelector } from './selector.js';
-export type { LabelSelector, LabelSelectorRequirement, Labels } from './selector.js';
-// The rules themselves are @fabrik/api's; exported here too, as before they moved there.
-export { LABEL_SELECTOR_OPERATORS, labelKeyProblem, labelValueProblem } from '@fabrik/api';
-export type { LabelSelectorOperator } from '@fabrik/api';
-export {
-  setCondition,
-  removeCondition,
-  findCondition,
-  validateCondition,
-  formatKubeTime,
-} from './conditions.js';
-export type { Condition, ConditionInput, ConditionStatus, SetConditionResult } from './conditions.js';
+// The pure parts (label selectors and their rules, conditions) are listed by name once, in
+// labels.ts: the entry point @fabrik/kube/labels, which does not load @kubernetes/client-node.
+export * from './labels.js';
 export { backoffDelay, sleep, retry, DEFAULT_BACKOFF, CONFLICT_BACKOFF } from './backoff.js';
 export type { BackoffPolicy, RetryOptions } from './backoff.js';
 export { createMergePatch, jsonEqual } from './merge-patch.js';
