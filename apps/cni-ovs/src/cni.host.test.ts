@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { writeFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
+import { uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
 import { SPEC_VERSIONS, specHas } from '@fabrik/cni-skel';
 import { hostVethName } from '@fabrik/ovs-attachment';
 import {
   cnitool,
-  createPluginSandbox,
   execPlugin,
   hostVeths,
   leasedIps,
@@ -17,34 +16,17 @@ import {
   writeNodeSettings,
   type ExecResult,
   type PluginSandbox,
+  usePluginTestBed,
 } from '../test/harness.js';
 
 // libcni 1.1 (cnitool) speaks up to 1.0.0; 1.1.0 is exercised by executing the plugin directly.
 const LIBCNI_VERSIONS = SPEC_VERSIONS.filter((v) => v !== '1.1.0');
 
+const bed = usePluginTestBed({ bridgePrefix: 'brc', netnsPrefix: 'fcni-' });
+const { bridge, netns } = bed;
 let sb: PluginSandbox;
 let ovs: OvsInstance;
-const bridge = uniqueName('brc');
-const namespaces: TempNetns[] = [];
-
-beforeAll(async () => {
-  sb = await createPluginSandbox();
-  ovs = await startOvs();
-  await ovs.addBridge(bridge);
-  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
-}, 660_000);
-
-afterAll(async () => {
-  for (const ns of namespaces) await ns.destroy();
-  await ovs?.stop();
-  await sb?.remove();
-});
-
-async function netns(): Promise<TempNetns> {
-  const ns = await createTempNetns('fcni-');
-  namespaces.push(ns);
-  return ns;
-}
+beforeAll(() => ({ sb, ovs } = bed));
 
 function netConf(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -1,36 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { uniqueName, type TempNetns } from '@fabrik/testkit';
 import { spawn } from 'node:child_process';
-import {
-  createPluginSandbox,
-  execPlugin,
-  sandboxSettings,
-  writeNodeSettings,
-  type PluginSandbox,
-} from '../test/harness.js';
+import { execPlugin, type PluginSandbox, usePluginTestBed } from '../test/harness.js';
 
 // Traffic through OVS (userspace datapath) between Pods attached by the plugin: access ports of the
 // same VLAN reach each other, another VLAN in the same IP subnet does not, a trunk port sees both
 // VLANs tagged, and a Pod coming up announces itself with a gratuitous ARP.
 
+const bed = usePluginTestBed({ bridgePrefix: 'brv', netnsPrefix: 'fcv-' });
+const { bridge, netns } = bed;
 let sb: PluginSandbox;
-let ovs: OvsInstance;
-const bridge = uniqueName('brv');
-const namespaces: TempNetns[] = [];
+beforeAll(() => ({ sb } = bed));
 const SUBNET = '10.100.0.0/24';
-
-beforeAll(async () => {
-  sb = await createPluginSandbox();
-  ovs = await startOvs();
-  await ovs.addBridge(bridge);
-  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
-}, 660_000);
-
-afterAll(async () => {
-  for (const ns of namespaces) await ns.destroy();
-  await ovs?.stop();
-  await sb?.remove();
-});
 
 interface Pod {
   ns: TempNetns;
@@ -43,8 +24,7 @@ async function attach(
   rangeStart: string,
   rangeEnd: string,
 ): Promise<Pod> {
-  const ns = await createTempNetns('fcv-');
-  namespaces.push(ns);
+  const ns = await netns();
   const conf = {
     cniVersion: '1.0.0',
     name: net,

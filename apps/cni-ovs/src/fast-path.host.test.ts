@@ -1,56 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { lstat } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import {
-  cnitoolContainerId,
-  createGatedIpam,
-  createTempNetns,
-  startOvs,
-  uniqueName,
-  type OvsInstance,
-  type TempNetns,
-} from '@fabrik/testkit';
+import { cnitoolContainerId, createGatedIpam, uniqueName, type OvsInstance } from '@fabrik/testkit';
 import { isCommandError } from '@fabrik/netcore';
 import {
   answeredByAgent,
   cnitool,
-  createPluginSandbox,
   execPlugin,
   nodeState,
   sandboxSettings,
   writeConflist,
   writeNodeSettings,
   type PluginSandbox,
+  usePluginTestBed,
 } from '../test/harness.js';
 
 // The fast path's own lifecycle: what the shared test matrix (run on both paths by the projects
 // host and host-fast-path) cannot show. The agent is a real agent-host process; the runtime is
 // libcni's cnitool. This file always runs on the agent-host path.
 
+const bed = usePluginTestBed({ bridgePrefix: 'brf', netnsPrefix: 'ffp-', path: 'agent-host' });
+const { bridge, netns } = bed;
 let sb: PluginSandbox;
 let ovs: OvsInstance;
-const bridge = uniqueName('brf');
-const namespaces: TempNetns[] = [];
-
-beforeAll(async () => {
-  sb = await createPluginSandbox('agent-host');
-  ovs = await startOvs();
-  await ovs.addBridge(bridge);
-  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
-}, 660_000);
-
-afterAll(async () => {
-  for (const ns of namespaces) await ns.destroy();
-  await ovs?.stop();
-  await sb?.remove();
-});
-
-async function netns(): Promise<TempNetns> {
-  const ns = await createTempNetns('ffp-');
-  namespaces.push(ns);
-  return ns;
-}
+beforeAll(() => ({ sb, ovs } = bed));
 
 /** A network of fabrik-ovs on the test bridge whose IPAM is `ipamType` (host-local by default). */
 async function network(ipamType = 'host-local'): Promise<string> {

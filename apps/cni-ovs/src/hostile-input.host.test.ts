@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
+import { uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
 import { CNI_OVS_OWNER, PortIds } from '@fabrik/api';
 import { hostVethName } from '@fabrik/ovs-attachment';
 import {
-  createPluginSandbox,
   execPlugin,
   hostVeths,
   nodeState,
@@ -14,6 +13,7 @@ import {
   writeNodeSettings,
   type ExecResult,
   type PluginSandbox,
+  usePluginTestBed,
 } from '../test/harness.js';
 
 // Input from other people (network configs written by tenants, environments from any runtime, the
@@ -24,29 +24,11 @@ import {
 
 const CALL_LIMIT_MS = 30_000;
 
+const bed = usePluginTestBed({ bridgePrefix: 'brh', netnsPrefix: 'fhi-' });
+const { bridge, netns } = bed;
 let sb: PluginSandbox;
 let ovs: OvsInstance;
-const bridge = uniqueName('brh');
-const namespaces: TempNetns[] = [];
-
-beforeAll(async () => {
-  sb = await createPluginSandbox();
-  ovs = await startOvs();
-  await ovs.addBridge(bridge);
-  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
-}, 660_000);
-
-afterAll(async () => {
-  for (const ns of namespaces) await ns.destroy();
-  await ovs?.stop();
-  await sb?.remove();
-});
-
-async function netns(): Promise<TempNetns> {
-  const ns = await createTempNetns('fhi-');
-  namespaces.push(ns);
-  return ns;
-}
+beforeAll(() => ({ sb, ovs } = bed));
 
 const conf = (name = uniqueName('h'), extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   cniVersion: '1.1.0',

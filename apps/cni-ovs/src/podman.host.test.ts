@@ -1,35 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startOvs, uniqueName, type OvsInstance } from '@fabrik/testkit';
+import { uniqueName, type OvsInstance } from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
 import {
   answeredByAgent,
-  createPluginSandbox,
   hostVeths,
   leasedIps,
-  sandboxSettings,
-  writeNodeSettings,
   type PluginSandbox,
+  usePluginTestBed,
 } from '../test/harness.js';
 
 // podman 4.3 with its CNI backend (libcni) runs the bundled plugin for real: VERSION + ADD on start,
 // VERSION + DEL on removal (recipe: ../shared/lab-notes/README.md). Its state lives in private
 // --root/--runroot directories; the rootfs is busybox-static (no image registry is needed).
 
+const bed = usePluginTestBed({ bridgePrefix: 'brp' });
+const { bridge } = bed;
 let sb: PluginSandbox;
 let ovs: OvsInstance;
 let podmanEnv: Record<string, string>;
 let podmanArgs: string[];
 let rootfs: string;
-const bridge = uniqueName('brp');
 const net = uniqueName('pm');
 
 beforeAll(async () => {
-  sb = await createPluginSandbox();
-  ovs = await startOvs();
-  await ovs.addBridge(bridge);
-  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
+  ({ sb, ovs } = bed);
   rootfs = join(sb.dir, 'rootfs');
   for (const d of ['bin', 'etc', 'proc', 'sys', 'dev', 'tmp'])
     await mkdir(join(rootfs, d), { recursive: true });
@@ -93,8 +89,6 @@ afterAll(async () => {
   await runCommand('podman', [...podmanArgs, 'rm', '-af', '-t', '0'], { env: podmanEnv }).catch(
     () => undefined,
   );
-  await ovs?.stop();
-  await sb?.remove();
 });
 
 const podman = async (...args: string[]) =>

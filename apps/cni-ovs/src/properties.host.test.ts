@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempNetns, startOvs, uniqueName, type OvsInstance } from '@fabrik/testkit';
+import { createTempNetns, uniqueName, type OvsInstance } from '@fabrik/testkit';
 import { NODE_LEVEL_FIELDS } from '@fabrik/ovs-attachment';
 import {
-  createPluginSandbox,
   execPlugin,
   nodeState,
-  sandboxSettings,
-  writeNodeSettings,
   type ExecResult,
   type PluginSandbox,
+  usePluginTestBed,
 } from '../test/harness.js';
 
 // Property tests of the plugin as a runtime runs it (the bundled binary, a real OVS, the real
@@ -30,25 +28,18 @@ const SEED = Number(process.env['FABRIK_PROPERTY_SEED'] ?? 20261130);
 const CALL_LIMIT_MS = 30_000;
 const PROPERTY_TIMEOUT_MS = Math.max(600_000, RUNS * 40_000);
 
+const bed = usePluginTestBed({ bridgePrefix: 'brp' });
+const { bridge } = bed;
 let sb: PluginSandbox;
 let ovs: OvsInstance;
-const bridge = uniqueName('brp');
 /** Files the hostile CNI_NETNS values point at. */
 let regularFile: string;
 
 beforeAll(async () => {
-  sb = await createPluginSandbox();
-  ovs = await startOvs();
-  await ovs.addBridge(bridge);
-  await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
+  ({ sb, ovs } = bed);
   regularFile = join(sb.dir, 'regular-file');
   await writeFile(regularFile, 'not a namespace');
   await mkdir(sb.ipamDataDir, { recursive: true });
-}, 660_000);
-
-afterAll(async () => {
-  await ovs?.stop();
-  await sb?.remove();
 });
 
 /** One plugin call: its environment and its config (an object, or raw text). */

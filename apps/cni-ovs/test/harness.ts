@@ -11,7 +11,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { runCommand } from '@fabrik/netcore';
-import { DEBIAN_CNI_DIR, cnitool as runCnitool, execCniPlugin, type CniExecResult } from '@fabrik/testkit';
+import { afterAll, beforeAll } from 'vitest';
+import {
+  DEBIAN_CNI_DIR,
+  cnitool as runCnitool,
+  createTempNetns,
+  execCniPlugin,
+  startOvs,
+  uniqueName,
+  type CniExecResult,
+  type OvsInstance,
+  type TempNetns,
+} from '@fabrik/testkit';
 import { bundlePlugin } from '../scripts/bundle.js';
 import { hostVethName } from '@fabrik/ovs-attachment';
 import { startAgentHost, type AgentHostProcess } from './agent-host.js';
@@ -86,6 +97,66 @@ export async function createPluginSandbox(path: CniPath = cniTestPath()): Promis
   };
   await mkdir(sb.confDir);
   return sb;
+}
+
+/** What a host test file of the plugin runs on: see {@link usePluginTestBed}. */
+export interface PluginTestBed {
+  /** The file's sandbox (set in beforeAll). */
+  readonly sb: PluginSandbox;
+  /** The file's private Open vSwitch (set in beforeAll). */
+  readonly ovs: OvsInstance;
+  /** The name of the bridge on it, for the files' network configs. */
+  readonly bridge: string;
+  /** A new Pod namespace, destroyed in afterAll. */
+  netns(): Promise<TempNetns>;
+}
+
+/**
+ * The set-up every plugin host test file shares, as the calling file's beforeAll and afterAll: a
+ * sandbox on `path` (default {@link cniTestPath}), a private OVS with a bridge named
+ * `<bridgePrefix><random>`, the sandbox's node settings on it (which start agent-host on the
+ * agent-host path); afterwards the Pod namespaces made by `netns()` (named `<netnsPrefix>...`, default `fovs-`) are
+ * destroyed, OVS stopped and the sandbox removed. A file's own hooks, registered after this call,
+ * run after this beforeAll and before this afterAll.
+ */
+export function usePluginTestBed(options: {
+  readonly bridgePrefix: string;
+  readonly netnsPrefix?: string;
+  readonly path?: CniPath;
+}): PluginTestBed {
+  const bridge = uniqueName(options.bridgePrefix);
+  const namespaces: TempNetns[] = [];
+  let sb: PluginSandbox | undefined;
+  let ovs: OvsInstance | undefined;
+  beforeAll(async () => {
+    sb = await createPluginSandbox(options.path);
+    ovs = await startOvs();
+    await ovs.addBridge(bridge);
+    await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint));
+  }, 660_000);
+  afterAll(async () => {
+    for (const ns of namespaces) await ns.destroy();
+    await ovs?.stop();
+    await sb?.remove();
+  });
+  const setUp = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the plugin test bed is set up in beforeAll');
+    return value;
+  };
+  return {
+    get sb() {
+      return setUp(sb);
+    },
+    get ovs() {
+      return setUp(ovs);
+    },
+    bridge,
+    async netns() {
+      const ns = await createTempNetns(options.netnsPrefix ?? 'fovs-');
+      namespaces.push(ns);
+      return ns;
+    },
+  };
 }
 
 export type ExecResult = CniExecResult;
