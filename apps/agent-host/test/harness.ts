@@ -8,6 +8,7 @@ import { writeIntentFile, type IntentObject } from '@fabrik/agent-runtime';
 import { runCommand } from '@fabrik/netcore';
 import {
   createTempNetns,
+  sourceCommand,
   startAgentProcess,
   startOvs,
   until,
@@ -70,15 +71,7 @@ export async function createHostSandbox(
   const intentFile = join(dir, 'intent.yaml');
   const configPath = join(dir, 'agent-host.yaml');
   const agents: AgentProcess[] = [];
-  const agentArgs = (args: string[]): [string, ...string[]] => [
-    process.execPath,
-    '--conditions=@fabrik/source',
-    '--import',
-    'tsx',
-    CLI,
-    ...args,
-  ];
-  const nodeArgs = (args: string[]) => ['netns', 'exec', node.name, ...agentArgs(args)];
+  const nodeArgs = (args: string[]) => ['netns', 'exec', node.name, ...sourceCommand(CLI, ...args)];
 
   const start = async (
     env: Record<string, string> = {},
@@ -86,7 +79,7 @@ export async function createHostSandbox(
   ): Promise<AgentProcess> => {
     const run = ['run', '--config', configPath];
     const agent = startAgentProcess({
-      command: options.rootNetns ? agentArgs(run) : ['ip', ...nodeArgs(run)],
+      command: options.rootNetns ? sourceCommand(CLI, ...run) : ['ip', ...nodeArgs(run)],
       cwd: REPO,
       env: { LOG_LEVEL: 'debug', ...env },
     });

@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startAgentProcess, type AgentProcess } from '@fabrik/testkit';
+import { sourceCommand, startAgentProcess, type AgentProcess } from '@fabrik/testkit';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 const AGENT_HOST_CLI = join(REPO, 'apps', 'agent-host', 'src', 'cli.ts');
@@ -43,16 +43,7 @@ export async function startAgentHost(dir: string, ovsdbSocket: string): Promise<
     }),
   );
   const agent = startAgentProcess({
-    command: [
-      process.execPath,
-      '--conditions=@fabrik/source',
-      '--import',
-      'tsx',
-      AGENT_HOST_CLI,
-      'run',
-      '--config',
-      configPath,
-    ],
+    command: sourceCommand(AGENT_HOST_CLI, 'run', '--config', configPath),
     cwd: REPO,
     env: { LOG_LEVEL: 'debug' },
   });

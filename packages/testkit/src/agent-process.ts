@@ -40,7 +40,7 @@ export interface AgentProcess {
 }
 
 export interface StartAgentProcessOptions {
-  /** argv: `[process.execPath, 'apps/agent-netns/bin/fabrik-agent-netns.mjs', 'run', '--config', FILE]`. */
+  /** argv: `[process.execPath, 'apps/agent-netns/bin/fabrik-agent-netns.mjs', 'run', '--config', FILE]`, or a {@link sourceCommand}. */
   readonly command: readonly [string, ...string[]];
   /**
    * Where the agent serves /healthz and /readyz (its healthAddress), and /metrics; needed by
@@ -50,6 +50,14 @@ export interface StartAgentProcessOptions {
   readonly metricsAddress?: string;
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
+}
+
+/**
+ * The command that runs a TypeScript entry point of the workspace from its sources, as the tests
+ * run the agents: `node --conditions=@fabrik/source --import tsx ENTRY ARGS...`.
+ */
+export function sourceCommand(entry: string, ...args: string[]): [string, ...string[]] {
+  return [process.execPath, '--conditions=@fabrik/source', '--import', 'tsx', entry, ...args];
 }
 
 export function startAgentProcess(options: StartAgentProcessOptions): AgentProcess {

@@ -12,6 +12,6 @@ export type { GrantedRule, PolicyRule } from './apiserver/auth.js';
 export { CNITOOL, DEBIAN_CNI_DIR, execCniPlugin, cnitool, cnitoolContainerId } from './cni.js';
 export { median, timeCniCall } from './bench.js';
 export type { CniExecOptions, CniExecResult, CnitoolOptions } from './cni.js';
-export { startAgentProcess } from './agent-process.js';
+export { sourceCommand, startAgentProcess } from './agent-process.js';
 export type { AgentProcess, StartAgentProcessOptions, LogLine } from './agent-process.js';
 export { until } from './until.js';

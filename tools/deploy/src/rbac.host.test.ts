@@ -20,8 +20,17 @@ import { parseIntentDocuments, writeFileAtomic } from '@fabrik/agent-runtime';
 import { createKubernetesSource, createNodeStatusSink } from '@fabrik/agent-runtime/kubernetes';
 import { NODES, addNodeTaint, createEventRecorder, customObjects, isForbiddenError } from '@fabrik/kube';
 import { allocate, collectGarbage, ipPoolClient, release } from '@fabrik/ippool';
-import { runCommand, startCommand } from '@fabrik/netcore';
-import { createTempNetns, startApiServer, startFrr, type ApiServer, type FrrInstance } from '@fabrik/testkit';
+import { runCommand } from '@fabrik/netcore';
+import {
+  createTempNetns,
+  sourceCommand,
+  startAgentProcess,
+  startApiServer,
+  startFrr,
+  until,
+  type ApiServer,
+  type FrrInstance,
+} from '@fabrik/testkit';
 import { EXPECTED_GRANTS, flattenRules } from './expected-rules.js';
 import { REPO_ROOT, kubectlPath, renderKustomization, type KubeObject } from './render.js';
 
@@ -213,23 +222,87 @@ async function exerciseNodeAgent(kc: KubeConfig, section: string, conditionType:
   );
 }
 
-/** Polls `probe` until it returns something other than undefined or false. */
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
+/** An agent that {@link runAgent} runs. */
+interface AgentRun {
+  /** Its entry point, relative to the repository (`run --config FILE` is appended). */
+  readonly cli: string;
+  /** The ServiceAccount (in fabrik-system) whose token its Kubernetes source uses. */
+  readonly serviceAccount: string;
+  /** Its Node, created with `labels` and the startup taint `taint`. */
+  readonly node: string;
+  readonly labels?: Record<string, string>;
+  readonly taint: { readonly key: string; readonly effect: 'NoSchedule' };
+  /** Where its config file and state directory go. */
+  readonly dir: string;
+  /** Its own settings (the source, taint, state directory and endpoints are added). */
+  readonly config: Record<string, unknown>;
+}
+
+/** What the agent wrote, as the admin reads it. */
+interface AgentView {
+  nodeNetworkStatus(): Promise<{
+    metadata: { ownerReferences?: { kind: string; name: string }[] };
+    status?: Record<string, { configStatus?: string } | undefined>;
+  }>;
+  nodeObject(): Promise<{
+    spec?: { taints?: { key: string }[] };
+    status?: { conditions?: { type: string; status: string }[] };
+  }>;
+  /** Whether the Node's condition `type` is True. */
+  conditionTrue(type: string): Promise<boolean>;
+}
+
+/**
+ * Runs an agent from its sources with its ServiceAccount's token, in this machine's namespace
+ * (where the test API server is), while `check` runs: the agent must never meet a refusal (a 403
+ * is logged, then retried, by every caller), and must exit 0 on SIGTERM.
+ */
+async function runAgent(run: AgentRun, check: (view: AgentView) => Promise<void>): Promise<void> {
+  await customObjects(admin, NODES, anyObject).create({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: run.node, ...(run.labels ? { labels: run.labels } : {}) },
+    spec: { taints: [run.taint] },
+  });
+  const configPath = join(run.dir, 'agent.yaml');
+  await writeFile(
+    configPath,
+    stringify({
+      ...run.config,
+      source: {
+        kind: 'kubernetes',
+        kubeconfig: api.writeServiceAccountKubeconfig('fabrik-system', run.serviceAccount),
+      },
+      startupTaint: run.taint,
+      stateDir: join(run.dir, 'state'),
+      metricsAddress: '127.0.0.1:0',
+      healthAddress: '127.0.0.1:0',
+    }),
+  );
+  const nodeObject: AgentView['nodeObject'] = async () =>
+    (await customObjects(admin, NODES, anyObject).get(run.node)) as unknown as Awaited<
+      ReturnType<AgentView['nodeObject']>
+    >;
+  const view: AgentView = {
+    nodeNetworkStatus: async () =>
+      (await customObjects(admin, gvr(NODE_NETWORK_STATUS_RESOURCE), anyObject).get(
+        run.node,
+      )) as unknown as Awaited<ReturnType<AgentView['nodeNetworkStatus']>>,
+    nodeObject,
+    conditionTrue: async (type) =>
+      (await nodeObject()).status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false,
+  };
+  const agent = startAgentProcess({
+    command: sourceCommand(join(REPO_ROOT, run.cli), 'run', '--config', configPath),
+    cwd: REPO_ROOT,
+    env: { NODE_NAME: run.node },
+  });
+  const output = () => `${agent.logs.map((l) => JSON.stringify(l)).join('\n')}\n${agent.stderr()}`;
+  try {
+    await check(view);
+    expect(output()).not.toMatch(/forbidden|\b403\b/i);
+  } finally {
+    expect(await agent.stop(), output().slice(-3000)).toBe(0);
   }
 }
 
@@ -242,13 +315,6 @@ describe('deploy/base', () => {
     // nodes/status), the startup taint gone (patch nodes), the HostReady Event (create events).
     const node = 'node-agent-host';
     const dir = await mkdtemp(join(tmpdir(), 'fabrik-rbac-agent-host-'));
-    const taint = { key: 'fabrik.dev/host-not-ready', effect: 'NoSchedule' as const };
-    await customObjects(admin, NODES, anyObject).create({
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name: node, labels: { rack: 'r1' } },
-      spec: { taints: [taint] },
-    });
     // deploy/base's agent-host config with this test's paths, and no bridge or trunk: nothing to
     // create in this machine's network namespace (where the test API server is reachable).
     const base = parse(
@@ -258,114 +324,81 @@ describe('deploy/base', () => {
       intentFile: join(dir, 'relay/intent.yaml'),
       statusFile: join(dir, 'relay/netns-status.json'),
     };
-    const configPath = join(dir, 'agent-host.yaml');
-    await writeFile(
-      configPath,
-      stringify({
+    const agentHost: AgentRun = {
+      cli: 'apps/agent-host/src/cli.ts',
+      serviceAccount: 'fabrik-agent-host',
+      node,
+      labels: { rack: 'r1' },
+      taint: { key: 'fabrik.dev/host-not-ready', effect: 'NoSchedule' },
+      dir,
+      config: {
         ...base,
         secondaryNetwork: { ovsBridges: [] },
         trunk: undefined,
         ovsdbSocket: `unix:${join(dir, 'no-ovs.sock')}`,
-        source: {
-          kind: 'kubernetes',
-          kubeconfig: api.writeServiceAccountKubeconfig('fabrik-system', 'fabrik-agent-host'),
-        },
         relay,
-        startupTaint: taint,
-        stateDir: join(dir, 'state'),
-        metricsAddress: '127.0.0.1:0',
-        healthAddress: '127.0.0.1:0',
-      }),
-    );
-    let logs = '';
-    const agent = startCommand(
-      process.execPath,
-      [
-        '--conditions=@fabrik/source',
-        '--import',
-        'tsx',
-        join(REPO_ROOT, 'apps/agent-host/src/cli.ts'),
-        'run',
-        '--config',
-        configPath,
-      ],
-      { cwd: REPO_ROOT, env: { ...process.env, NODE_NAME: node }, onOutput: (text) => (logs += text) },
-    );
-    const nns = async () =>
-      (await customObjects(admin, gvr(NODE_NETWORK_STATUS_RESOURCE), anyObject).get(node)) as unknown as {
-        metadata: { ownerReferences?: { kind: string; name: string }[] };
-        status?: Record<string, { configStatus?: string } | undefined>;
-      };
-    const nodeObject = async () =>
-      (await customObjects(admin, NODES, anyObject).get(node)) as unknown as {
-        spec?: { taints?: { key: string }[] };
-        status?: { conditions?: { type: string; status: string }[] };
-      };
-    const conditionTrue = async (type: string) =>
-      (await nodeObject()).status?.conditions?.some((c) => c.type === type && c.status === 'True');
+      },
+    };
     try {
-      const relayed = async () =>
-        parseIntentDocuments(await readFile(relay.intentFile, 'utf8'), { where: 'relay', nodeName: node });
-      const first = await until('the relay file', relayed);
-      expect(first.node).toEqual({ name: node, labels: { rack: 'r1' } });
-      expect(first.objects.map((o) => `${o.kind}/${o.metadata.name}`)).toContain('VRF/red');
-      await customObjects(admin, gvr(LAYER2_NETWORK_RESOURCE), anyObject).create({
-        apiVersion: 'network.fabrik.dev/v1alpha1',
-        kind: 'Layer2Network',
-        metadata: { name: 'web' },
-        spec: { vni: 2100, vlan: 100 },
-      });
-      await until('the Layer2Network created after the start, through the watch', async () =>
-        (await relayed()).objects.some((o) => o.metadata.name === 'web'),
-      );
+      await runAgent(agentHost, async ({ nodeNetworkStatus: nns, nodeObject, conditionTrue }) => {
+        const relayed = async () =>
+          parseIntentDocuments(await readFile(relay.intentFile, 'utf8'), { where: 'relay', nodeName: node });
+        const first = await until('the relay file', relayed);
+        expect(first.node).toEqual({ name: node, labels: { rack: 'r1' } });
+        expect(first.objects.map((o) => `${o.kind}/${o.metadata.name}`)).toContain('VRF/red');
+        await customObjects(admin, gvr(LAYER2_NETWORK_RESOURCE), anyObject).create({
+          apiVersion: 'network.fabrik.dev/v1alpha1',
+          kind: 'Layer2Network',
+          metadata: { name: 'web' },
+          spec: { vni: 2100, vlan: 100 },
+        });
+        await until('the Layer2Network created after the start, through the watch', async () =>
+          (await relayed()).objects.some((o) => o.metadata.name === 'web'),
+        );
 
-      expect(await until('the host section', async () => (await nns()).status?.host)).toMatchObject({
-        configStatus: 'provisioned',
-      });
-      expect((await nns()).metadata.ownerReferences).toEqual([
-        expect.objectContaining({ kind: 'Node', name: node }),
-      ]);
-      await until('FabrikHostReady on the Node', () => conditionTrue('FabrikHostReady'));
-      await until(
-        'the startup taint removed',
-        async () => ((await nodeObject()).spec?.taints ?? []).length === 0,
-      );
-      await until('the HostReady Event', async () =>
-        (
-          await customObjects(admin, { group: '', version: 'v1', plural: 'events' }, anyObject).list({
-            namespace: 'default',
-          })
-        ).items.some((e) => {
-          const event = e as unknown as { reason: string; involvedObject: { name: string } };
-          return event.reason === 'HostReady' && event.involvedObject.name === node;
-        }),
-      );
-
-      await writeFileAtomic(
-        relay.statusFile,
-        JSON.stringify({
+        expect(await until('the host section', async () => (await nns()).status?.host)).toMatchObject({
           configStatus: 'provisioned',
-          lastUpdate: '2026-11-30T10:00:00Z',
-          conditions: [
-            {
-              type: 'FabrikNetnsReady',
-              status: 'True',
-              reason: 'Provisioned',
-              message: 'all applied',
-              lastTransitionTime: '2026-11-30T10:00:00Z',
-            },
-          ],
-        }),
-      );
-      await until('the netns section relayed', async () => (await nns()).status?.netns?.configStatus);
-      await until('FabrikNetnsReady on the Node', () => conditionTrue('FabrikNetnsReady'));
-      // And it never met a refusal (a 403 is logged, then retried, by every caller).
-      expect(logs).not.toMatch(/forbidden|\b403\b/i);
+        });
+        expect((await nns()).metadata.ownerReferences).toEqual([
+          expect.objectContaining({ kind: 'Node', name: node }),
+        ]);
+        await until('FabrikHostReady on the Node', () => conditionTrue('FabrikHostReady'));
+        await until(
+          'the startup taint removed',
+          async () => ((await nodeObject()).spec?.taints ?? []).length === 0,
+        );
+        await until('the HostReady Event', async () =>
+          (
+            await customObjects(admin, { group: '', version: 'v1', plural: 'events' }, anyObject).list({
+              namespace: 'default',
+            })
+          ).items.some((e) => {
+            const event = e as unknown as { reason: string; involvedObject: { name: string } };
+            return event.reason === 'HostReady' && event.involvedObject.name === node;
+          }),
+        );
+
+        await writeFileAtomic(
+          relay.statusFile,
+          JSON.stringify({
+            configStatus: 'provisioned',
+            lastUpdate: '2026-11-30T10:00:00Z',
+            conditions: [
+              {
+                type: 'FabrikNetnsReady',
+                status: 'True',
+                reason: 'Provisioned',
+                message: 'all applied',
+                lastTransitionTime: '2026-11-30T10:00:00Z',
+              },
+            ],
+          }),
+        );
+        await until('the netns section relayed', async () => (await nns()).status?.netns?.configStatus);
+        await until('FabrikNetnsReady on the Node', () => conditionTrue('FabrikNetnsReady'));
+      });
     } finally {
-      agent.kill('SIGTERM');
-      const exit = await agent.exited;
       await rm(dir, { recursive: true, force: true });
-      expect(exit.exitCode, logs.slice(-2000)).toBe(0);
     }
   }, 90_000);
 
@@ -442,108 +475,61 @@ describe('deploy/overlays/netns-kubernetes-source', () => {
       for (const o of (await objects.list()).items) await objects.delete(o.metadata.name);
     }
     const node = 'node-agent-netns';
-    const taint = { key: 'fabrik.dev/netns-not-ready', effect: 'NoSchedule' as const };
-    await customObjects(admin, NODES, anyObject).create({
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name: node },
-      spec: { taints: [taint] },
-    });
     const dir = await mkdtemp(join(tmpdir(), 'fabrik-rbac-agent-netns-'));
     const hbr = await createTempNetns('rbacnn');
     let frr: FrrInstance | undefined;
-    let logs = '';
-    let agent: ReturnType<typeof startCommand> | undefined;
     try {
       await hbr.ip('link', 'add', 'tr', 'type', 'veth', 'peer', 'name', 'tr-peer');
       frr = await startFrr({ netns: hbr.name });
-      const configPath = join(dir, 'agent-netns.yaml');
-      await writeFile(
-        configPath,
-        stringify({
-          asn: 65001,
-          routerId: '192.0.2.9',
-          vtepIp: '192.0.2.9',
-          netns: hbr.name,
-          source: {
-            kind: 'kubernetes',
-            kubeconfig: api.writeServiceAccountKubeconfig('fabrik-system', 'fabrik-hbr'),
-          },
-          startupTaint: taint,
-          stateDir: join(dir, 'state'),
-          metricsAddress: '127.0.0.1:0',
-          healthAddress: '127.0.0.1:0',
-        }),
-      );
-      agent = startCommand(
-        process.execPath,
-        [
-          '--conditions=@fabrik/source',
-          '--import',
-          'tsx',
-          join(REPO_ROOT, 'apps/agent-netns/src/main.ts'),
-          'run',
-          '--config',
-          configPath,
-        ],
-        { cwd: REPO_ROOT, env: { ...process.env, NODE_NAME: node }, onOutput: (text) => (logs += text) },
-      );
-      const nns = async () =>
-        (await customObjects(admin, gvr(NODE_NETWORK_STATUS_RESOURCE), anyObject).get(node)) as unknown as {
-          metadata: { ownerReferences?: { kind: string; name: string }[] };
-          status?: { netns?: { configStatus?: string } };
-        };
-      const nodeObject = async () =>
-        (await customObjects(admin, NODES, anyObject).get(node)) as unknown as {
-          spec?: { taints?: unknown[] };
-          status?: { conditions?: { type: string; status: string }[] };
-        };
-      expect(await until('the netns section', async () => (await nns()).status?.netns, 60_000)).toMatchObject(
-        {
+      const agentNetns: AgentRun = {
+        cli: 'apps/agent-netns/src/main.ts',
+        serviceAccount: 'fabrik-hbr',
+        node,
+        taint: { key: 'fabrik.dev/netns-not-ready', effect: 'NoSchedule' },
+        dir,
+        config: { asn: 65001, routerId: '192.0.2.9', vtepIp: '192.0.2.9', netns: hbr.name },
+      };
+      await runAgent(agentNetns, async ({ nodeNetworkStatus: nns, nodeObject, conditionTrue }) => {
+        expect(
+          await until('the netns section', async () => (await nns()).status?.netns, 60_000),
+        ).toMatchObject({
           configStatus: 'provisioned',
-        },
-      );
-      expect((await nns()).metadata.ownerReferences).toEqual([
-        expect.objectContaining({ kind: 'Node', name: node }),
-      ]);
-      await until('FabrikNetnsReady on the Node', async () =>
-        (await nodeObject()).status?.conditions?.some(
-          (c) => c.type === 'FabrikNetnsReady' && c.status === 'True',
-        ),
-      );
-      await until(
-        'the startup taint removed',
-        async () => ((await nodeObject()).spec?.taints ?? []).length === 0,
-      );
-      // Through the watch: a Layer2Network created now is this node's (no nodeSelector); the
-      // kernel cannot apply it, and the status says so, naming it, as does an Event.
-      await customObjects(admin, gvr(LAYER2_NETWORK_RESOURCE), anyObject).create({
-        apiVersion: 'network.fabrik.dev/v1alpha1',
-        kind: 'Layer2Network',
-        metadata: { name: 'late' },
-        spec: { vni: 2999, vlan: 999 },
+        });
+        expect((await nns()).metadata.ownerReferences).toEqual([
+          expect.objectContaining({ kind: 'Node', name: node }),
+        ]);
+        await until('FabrikNetnsReady on the Node', () => conditionTrue('FabrikNetnsReady'));
+        await until(
+          'the startup taint removed',
+          async () => ((await nodeObject()).spec?.taints ?? []).length === 0,
+        );
+        // Through the watch: a Layer2Network created now is this node's (no nodeSelector); the
+        // kernel cannot apply it, and the status says so, naming it, as does an Event.
+        await customObjects(admin, gvr(LAYER2_NETWORK_RESOURCE), anyObject).create({
+          apiVersion: 'network.fabrik.dev/v1alpha1',
+          kind: 'Layer2Network',
+          metadata: { name: 'late' },
+          spec: { vni: 2999, vlan: 999 },
+        });
+        await until('the late Layer2Network in the status', async () =>
+          JSON.stringify((await nns()).status?.netns).includes('late'),
+        );
+        await until('its Event about it', async () =>
+          (
+            await customObjects(admin, { group: '', version: 'v1', plural: 'events' }, anyObject).list({
+              namespace: 'default',
+            })
+          ).items.some(
+            (e) =>
+              (e as unknown as { source?: { component?: string } }).source?.component ===
+              'fabrik-agent-netns',
+          ),
+        );
       });
-      await until('the late Layer2Network in the status', async () =>
-        JSON.stringify((await nns()).status?.netns).includes('late'),
-      );
-      await until('its Event about it', async () =>
-        (
-          await customObjects(admin, { group: '', version: 'v1', plural: 'events' }, anyObject).list({
-            namespace: 'default',
-          })
-        ).items.some(
-          (e) =>
-            (e as unknown as { source?: { component?: string } }).source?.component === 'fabrik-agent-netns',
-        ),
-      );
-      expect(logs).not.toMatch(/forbidden|\b403\b/i);
     } finally {
-      agent?.kill('SIGTERM');
-      const exit = await agent?.exited;
       await frr?.stop();
       await hbr.destroy();
       await rm(dir, { recursive: true, force: true });
-      expect(exit?.exitCode, logs.slice(-3000)).toBe(0);
     }
   }, 120_000);
 
