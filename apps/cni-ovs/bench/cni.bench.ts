@@ -7,7 +7,15 @@
 // Last line:
 // RESULT cni add_del_ratio=<fast> add_p50_ms=<fast ADD> parallel50_ok=<n> standalone_ratio=<z>
 import { join } from 'node:path';
-import { createTempNetns, median, startOvs, timeCniCall, uniqueName, type TempNetns } from '@fabrik/testkit';
+import {
+  createTempNetns,
+  median,
+  startOvs,
+  timeBareNodeStart,
+  timeCniCall,
+  uniqueName,
+  type TempNetns,
+} from '@fabrik/testkit';
 import { runCommand } from '@fabrik/netcore';
 import {
   createPluginSandbox,
@@ -84,17 +92,8 @@ try {
   };
 
   const rounds = new Map<string, Pair[]>(paths.map((p) => [p.name, []]));
-  // The floor of any Node.js plugin on this machine right now: two bare `node -e 0` starts, with
-  // the same bare environment the plugins get (variables such as NODE_EXTRA_CA_CERTS in this
-  // process's environment would add tens of milliseconds to every Node start).
+  // The floor of any Node.js plugin on this machine right now: two bare `node -e 0` starts.
   const nodeFloor: number[] = [];
-  const nodeStart = async () => {
-    const t0 = performance.now();
-    await runCommand(process.execPath, ['-e', '0'], {
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
-    });
-    return performance.now() - t0;
-  };
   for (let i = 0; i < WARMUP + PAIRS; i++) {
     // Rotate which path goes first, so drift in machine load hits all alike.
     const order = paths.map((_, k) => paths[(i + k) % paths.length]!);
@@ -105,7 +104,7 @@ try {
       if (i >= WARMUP) rounds.get(path.name)!.push(pair);
       await ns.destroy();
     }
-    if (i >= WARMUP) nodeFloor.push((await nodeStart()) + (await nodeStart()));
+    if (i >= WARMUP) nodeFloor.push((await timeBareNodeStart()) + (await timeBareNodeStart()));
   }
   const p50 = (path: (typeof paths)[number], what: keyof Pair) =>
     median(rounds.get(path.name)!.map((x) => x[what]));

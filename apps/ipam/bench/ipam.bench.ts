@@ -4,8 +4,7 @@
 // in parallel on one pool (wall time until the last one answered), and the addresses given twice.
 // The API server is @fabrik/testkit's, in this process. Last line:
 // RESULT ipam add_del_ratio=<x> parallel50_ms=<y> duplicates=<n>
-import { execCniPlugin, median, timeCniCall, uniqueName } from '@fabrik/testkit';
-import { runCommand } from '@fabrik/netcore';
+import { execCniPlugin, median, timeBareNodeStart, timeCniCall, uniqueName } from '@fabrik/testkit';
 import { join } from 'node:path';
 import { createIpamSandbox, createPool, execIpam, ipamConf, podArgs } from '../test/harness.js';
 
@@ -48,16 +47,7 @@ try {
     return (await timeCniCall(() => run('ADD'))) + (await timeCniCall(() => run('DEL')));
   };
   // The floor of any Node.js plugin: two bare `node -e 0` starts with the plugins' bare environment.
-  const nodePair = async (): Promise<number> => {
-    const start = async () => {
-      const t0 = performance.now();
-      await runCommand(process.execPath, ['-e', '0'], {
-        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
-      });
-      return performance.now() - t0;
-    };
-    return (await start()) + (await start());
-  };
+  const nodePair = async (): Promise<number> => (await timeBareNodeStart()) + (await timeBareNodeStart());
 
   for (let i = 0; i < WARMUP; i++) {
     await fabrikPair(`warm-${i}`);

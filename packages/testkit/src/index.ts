@@ -10,7 +10,7 @@ export { startApiServer } from './apiserver/server.js';
 export type { ApiServer, StartApiServerOptions } from './apiserver/server.js';
 export type { GrantedRule, PolicyRule } from './apiserver/auth.js';
 export { CNITOOL, DEBIAN_CNI_DIR, execCniPlugin, cnitool, cnitoolContainerId } from './cni.js';
-export { median, timeCniCall } from './bench.js';
+export { median, timeBareNodeStart, timeCniCall } from './bench.js';
 export type { CniExecOptions, CniExecResult, CnitoolOptions } from './cni.js';
 export { sourceCommand, startAgentProcess } from './agent-process.js';
 export type { AgentProcess, StartAgentProcessOptions, LogLine } from './agent-process.js';
