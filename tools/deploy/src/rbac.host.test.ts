@@ -244,12 +244,14 @@ interface AgentView {
     metadata: { ownerReferences?: { kind: string; name: string }[] };
     status?: Record<string, { configStatus?: string } | undefined>;
   }>;
-  nodeObject(): Promise<{
-    spec?: { taints?: { key: string }[] };
-    status?: { conditions?: { type: string; status: string }[] };
-  }>;
   /** Whether the Node's condition `type` is True. */
   conditionTrue(type: string): Promise<boolean>;
+  /**
+   * Waits until the agent is ready as its node sees it: its `section` of the NodeNetworkStatus
+   * provisioned (the object owned by the Node), the Node's condition `condition` True, and the
+   * startup taint gone.
+   */
+  becomesReady(section: string, condition: string, timeoutMs?: number): Promise<void>;
 }
 
 /**
@@ -279,18 +281,36 @@ async function runAgent(run: AgentRun, check: (view: AgentView) => Promise<void>
       healthAddress: '127.0.0.1:0',
     }),
   );
-  const nodeObject: AgentView['nodeObject'] = async () =>
-    (await customObjects(admin, NODES, anyObject).get(run.node)) as unknown as Awaited<
-      ReturnType<AgentView['nodeObject']>
-    >;
+  const nodeObject = async () =>
+    (await customObjects(admin, NODES, anyObject).get(run.node)) as unknown as {
+      spec?: { taints?: { key: string }[] };
+      status?: { conditions?: { type: string; status: string }[] };
+    };
+  const nodeNetworkStatus: AgentView['nodeNetworkStatus'] = async () =>
+    (await customObjects(admin, gvr(NODE_NETWORK_STATUS_RESOURCE), anyObject).get(
+      run.node,
+    )) as unknown as Awaited<ReturnType<AgentView['nodeNetworkStatus']>>;
+  const conditionTrue: AgentView['conditionTrue'] = async (type) =>
+    (await nodeObject()).status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
   const view: AgentView = {
-    nodeNetworkStatus: async () =>
-      (await customObjects(admin, gvr(NODE_NETWORK_STATUS_RESOURCE), anyObject).get(
-        run.node,
-      )) as unknown as Awaited<ReturnType<AgentView['nodeNetworkStatus']>>,
-    nodeObject,
-    conditionTrue: async (type) =>
-      (await nodeObject()).status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false,
+    nodeNetworkStatus,
+    conditionTrue,
+    async becomesReady(section, condition, timeoutMs) {
+      const status = await until(
+        `the ${section} section`,
+        async () => (await nodeNetworkStatus()).status?.[section],
+        timeoutMs,
+      );
+      expect(status).toMatchObject({ configStatus: 'provisioned' });
+      expect((await nodeNetworkStatus()).metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'Node', name: run.node }),
+      ]);
+      await until(`${condition} on the Node`, () => conditionTrue(condition));
+      await until(
+        'the startup taint removed',
+        async () => ((await nodeObject()).spec?.taints ?? []).length === 0,
+      );
+    },
   };
   const agent = startAgentProcess({
     command: sourceCommand(join(REPO_ROOT, run.cli), 'run', '--config', configPath),
@@ -340,7 +360,7 @@ describe('deploy/base', () => {
       },
     };
     try {
-      await runAgent(agentHost, async ({ nodeNetworkStatus: nns, nodeObject, conditionTrue }) => {
+      await runAgent(agentHost, async ({ nodeNetworkStatus: nns, conditionTrue, becomesReady }) => {
         const relayed = async () =>
           parseIntentDocuments(await readFile(relay.intentFile, 'utf8'), { where: 'relay', nodeName: node });
         const first = await until('the relay file', relayed);
@@ -356,17 +376,7 @@ describe('deploy/base', () => {
           (await relayed()).objects.some((o) => o.metadata.name === 'web'),
         );
 
-        expect(await until('the host section', async () => (await nns()).status?.host)).toMatchObject({
-          configStatus: 'provisioned',
-        });
-        expect((await nns()).metadata.ownerReferences).toEqual([
-          expect.objectContaining({ kind: 'Node', name: node }),
-        ]);
-        await until('FabrikHostReady on the Node', () => conditionTrue('FabrikHostReady'));
-        await until(
-          'the startup taint removed',
-          async () => ((await nodeObject()).spec?.taints ?? []).length === 0,
-        );
+        await becomesReady('host', 'FabrikHostReady');
         await until('the HostReady Event', async () =>
           (
             await customObjects(admin, { group: '', version: 'v1', plural: 'events' }, anyObject).list({
@@ -489,20 +499,8 @@ describe('deploy/overlays/netns-kubernetes-source', () => {
         dir,
         config: { asn: 65001, routerId: '192.0.2.9', vtepIp: '192.0.2.9', netns: hbr.name },
       };
-      await runAgent(agentNetns, async ({ nodeNetworkStatus: nns, nodeObject, conditionTrue }) => {
-        expect(
-          await until('the netns section', async () => (await nns()).status?.netns, 60_000),
-        ).toMatchObject({
-          configStatus: 'provisioned',
-        });
-        expect((await nns()).metadata.ownerReferences).toEqual([
-          expect.objectContaining({ kind: 'Node', name: node }),
-        ]);
-        await until('FabrikNetnsReady on the Node', () => conditionTrue('FabrikNetnsReady'));
-        await until(
-          'the startup taint removed',
-          async () => ((await nodeObject()).spec?.taints ?? []).length === 0,
-        );
+      await runAgent(agentNetns, async ({ nodeNetworkStatus: nns, becomesReady }) => {
+        await becomesReady('netns', 'FabrikNetnsReady', 60_000);
         // Through the watch: a Layer2Network created now is this node's (no nodeSelector); the
         // kernel cannot apply it, and the status says so, naming it, as does an Event.
         await customObjects(admin, gvr(LAYER2_NETWORK_RESOURCE), anyObject).create({
