@@ -13,7 +13,13 @@ import {
   type FastPathRequest,
   type PluginFuncs,
 } from '@fabrik/cni-skel';
-import { fabrikOvsPlugin, monitoredOvsSession, openOvsSession, type OpenOvs } from '@fabrik/ovs-attachment';
+import {
+  fabrikOvsPlugin,
+  monitoredOvsSession,
+  openOvsSession,
+  type InProcessIpam,
+  type OpenOvs,
+} from '@fabrik/ovs-attachment';
 import type { OvsConnection } from './ovs-connection.js';
 
 // The CNI fast path, agent side (issue 15; the anchor is Antrea's agent, whose CNI binary is a thin
@@ -21,7 +27,8 @@ import type { OvsConnection } from './ovs-connection.js';
 // reach, and agent-host runs the SAME verbs (@fabrik/ovs-attachment) with the request's environment
 // and config through the same skeleton (runPlugin), so the answer (result, or error code and
 // message) is the one the plugin would have printed. What the agent adds: its held OVSDB connection,
-// whose monitor gives the ofport without a request per port, and no Node start per call.
+// whose monitor gives the ofport without a request per port, fabrik-ipam run in-process with a held
+// API client (cni-ipam.ts), and no Node start per call.
 //
 // Invocations of one attachment (container id + ifname) run one after another, in the order they
 // arrived: a DEL sent while its ADD still runs waits for it. Different attachments run in parallel.
@@ -69,10 +76,17 @@ export function heldOvsSessions(connection: OvsConnection, endpoint: string): Op
   };
 }
 
-/** fabrik-ovs's verbs as agent-host runs them: the request's environment, its held OVSDB connection. */
-export function fabrikOvsVerbs(connection: OvsConnection, endpoint: string): CniSocketOptions['plugin'] {
+/**
+ * fabrik-ovs's verbs as agent-host runs them: the request's environment, its held OVSDB
+ * connection, and the IPAM plugins it runs in-process (cni-ipam.ts).
+ */
+export function fabrikOvsVerbs(
+  connection: OvsConnection,
+  endpoint: string,
+  ipam: InProcessIpam,
+): CniSocketOptions['plugin'] {
   const openOvs = heldOvsSessions(connection, endpoint);
-  return (env, stderr) => fabrikOvsPlugin(async () => ({ env, stderr, openOvs }));
+  return (env, stderr) => fabrikOvsPlugin(async () => ({ env, stderr, openOvs, inProcessIpam: ipam }));
 }
 
 /** Runs `fn` after every earlier call with the same key has settled; calls with other keys run at once. */

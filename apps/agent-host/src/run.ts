@@ -23,6 +23,7 @@ import { createEventRecorder, loadKubeConfig, type Condition, type EventRecorder
 import { createNetlink } from '@fabrik/netcore/netlink';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { reconcileHost, type HostAgentContext, type WatchedNames } from './host-agent.js';
+import { heldIpPoolClients, inProcessIpam } from './cni-ipam.js';
 import { fabrikOvsVerbs, serveCniSocket } from './cni-socket.js';
 import { createJournalStore } from './journal.js';
 import { openOvsConnection } from './ovs-connection.js';
@@ -34,7 +35,7 @@ import { netlinkDriftTrigger, ovsChangeReason } from './triggers.js';
 // held OVSDB connection, netlink, the journal store, the relay for the HBR container, status
 // (NodeNetworkStatus `host` + Node condition, or a file without a cluster), Events, metrics,
 // health, the drift triggers, and the CNI fast path (`cniSocket`: fabrik-ovs's verbs run here, on
-// the same held OVSDB connection).
+// the same held OVSDB connection, and fabrik-ipam's with the agent's own API client).
 
 const KINDS = [
   { kind: 'VRF', resource: VRF_RESOURCE },
@@ -152,7 +153,7 @@ export async function runAgent(
     ? await serveCniSocket({
         path: config.cniSocket,
         logger,
-        plugin: fabrikOvsVerbs(ovs, config.ovsdbSocket),
+        plugin: fabrikOvsVerbs(ovs, config.ovsdbSocket, inProcessIpam(heldIpPoolClients(kc, logger))),
         onAnswered: (command, exitCode, seconds) => {
           cniRequests.inc({ command, result: exitCode === 0 ? 'success' : 'error' });
           cniSeconds.observe({ command }, seconds);

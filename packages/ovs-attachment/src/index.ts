@@ -10,3 +10,4 @@ export type { OvsSession, AttachedPort, VlanSettings, OpenOvs } from './ovs.js';
 export { PluginErrorCode } from './codes.js';
 export { openOvsSession, monitoredOvsSession } from './ovs-session.js';
 export type { PluginDeps } from './commands/context.js';
+export type { InProcessIpam } from './ipam.js';

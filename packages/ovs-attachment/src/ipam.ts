@@ -1,7 +1,23 @@
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand, isCommandError, isCommandNotFoundError } from '@fabrik/netcore';
-import { CniError, CniErrorCode, parseCniResult, type CmdArgs, type CniResult } from '@fabrik/cni-skel';
+import {
+  CniError,
+  CniErrorCode,
+  SPEC_VERSIONS,
+  parseCniResult,
+  runPlugin,
+  type CmdArgs,
+  type CniResult,
+  type PluginFuncs,
+} from '@fabrik/cni-skel';
+
+/**
+ * IPAM plugins the caller runs in its own process instead of executing them, by `ipam.type`: the
+ * verbs of the plugin for one invocation's environment. agent-host gives fabrik-ipam's, with the
+ * API client it holds; the plugin process gives none.
+ */
+export type InProcessIpam = Readonly<Record<string, (env: Readonly<Record<string, string>>) => PluginFuncs>>;
 
 /** What an IPAM plugin is called with: the same environment and config semantics as the plugin itself. */
 export interface IpamCall {
@@ -72,9 +88,17 @@ export async function findPlugin(type: string, path: readonly string[]): Promise
  * at 1.0.0) is retried once with the config (and prevResult) rewritten to 1.0.0, whose result
  * format 1.1.0 extends.
  * Its error is passed on with the plugin's own code.
+ *
+ * A type of `inProcess` runs in this process (see {@link runInProcess}) instead; its binary must
+ * still be on CNI_PATH, so that both paths accept and refuse the same configs.
  */
-export async function execIpam(call: IpamCall): Promise<CniResult | undefined> {
+export async function execIpam(
+  call: IpamCall,
+  inProcess: InProcessIpam | undefined,
+): Promise<CniResult | undefined> {
   const file = await findPlugin(call.type, call.path);
+  const local = inProcess?.[call.type];
+  if (local) return runInProcess(local, call);
   try {
     return await invoke(file, call, call.stdinData);
   } catch (e) {
@@ -112,9 +136,12 @@ function asVersion100(stdinData: string): string {
   });
 }
 
-async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniResult | undefined> {
-  const env: Record<string, string | undefined> = {
-    ...call.env,
+/** The environment of the IPAM call: the caller's, with the CNI_* values of this command. */
+function ipamEnv(call: IpamCall): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(call.env)) if (v !== undefined) env[k] = v;
+  return {
+    ...env,
     CNI_COMMAND: call.command,
     CNI_CONTAINERID: call.containerId,
     CNI_NETNS: call.netns,
@@ -122,19 +149,55 @@ async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniR
     CNI_ARGS: call.cniArgs,
     CNI_PATH: call.path.join(':'),
   };
+}
+
+/**
+ * Runs an IPAM plugin's verbs in this process through the same skeleton its binary runs them with
+ * (runPlugin: version negotiation, the result written for the config's version, errors as JSON),
+ * with the same environment and config an executed plugin gets, and reads its output as
+ * {@link execIpam} reads an executed plugin's: results and errors are the same on both paths.
+ */
+async function runInProcess(plugin: InProcessIpam[string], call: IpamCall): Promise<CniResult | undefined> {
+  const env = ipamEnv(call);
+  let stdout = '';
+  const exitCode = await runPlugin(
+    plugin(env),
+    { versions: SPEC_VERSIONS },
+    { env, stdin: call.stdinData, stdout: (text) => (stdout += text) },
+  );
+  if (exitCode === 0) return call.command === 'ADD' ? ipamResult(call.type, stdout) : undefined;
+  throw (
+    answerError(call, stdout) ??
+    new CniError(
+      CniErrorCode.internal,
+      `IPAM ${call.type} ${call.command} failed: exit status ${exitCode} without an error`,
+    )
+  );
+}
+
+/** The IPAM plugin's own error, from what it printed; undefined when it printed none. */
+function answerError(call: IpamCall, stdout: string, cause?: unknown): IpamAnswerError | undefined {
+  const reported = tryParseError(stdout);
+  return reported
+    ? new IpamAnswerError(
+        reported.code,
+        `IPAM ${call.type} ${call.command}: ${reported.msg}`,
+        reported.details,
+        {
+          cause,
+        },
+      )
+    : undefined;
+}
+
+async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniResult | undefined> {
   try {
-    const { stdout } = await runCommand(file, [], { input: stdin, env, timeoutMs: 60_000 });
+    const { stdout } = await runCommand(file, [], { input: stdin, env: ipamEnv(call), timeoutMs: 60_000 });
     return call.command === 'ADD' ? ipamResult(call.type, stdout) : undefined;
   } catch (e) {
     if (isCommandError(e)) {
-      const reported = tryParseError(e.stdout);
-      if (reported)
-        throw new IpamAnswerError(
-          reported.code,
-          `IPAM ${call.type} ${call.command}: ${reported.msg}`,
-          reported.details,
-          { cause: e },
-        );
+      const answered = answerError(call, e.stdout, e);
+      if (answered) throw answered;
       throw new CniError(
         CniErrorCode.internal,
         `IPAM ${call.type} ${call.command} failed: ${e.message}`,

@@ -9,7 +9,8 @@
 //     nodeOwnerReference (get node), patchNodeCondition (get node, patch nodes/status),
 //     removeNodeTaint (get node, patch node);
 //   - the event recorder: create, and patch to count a repeated Event, in namespace default;
-//   - fabrik-ipam (@fabrik/ippool): get of an IPPool, update of its /status.
+//   - fabrik-ipam (@fabrik/ippool): get of an IPPool, update of its /status; made by the
+//     fabrik-ipam binary (fabrik-cni's token) and in-process by agent-host's CNI socket.
 
 /** A granted permission flattened to one verb on one resource; scope `*` is cluster-wide. */
 export type Grant = string;
@@ -17,6 +18,11 @@ export type Grant = string;
 export function grant(scope: string, apiGroup: string, resource: string, verb: string): Grant {
   return `${scope} ${apiGroup || 'core'} ${resource} ${verb}`;
 }
+
+const ipam = (): Grant[] => [
+  grant('*', 'network.fabrik.dev', 'ippools', 'get'),
+  grant('*', 'network.fabrik.dev', 'ippools/status', 'update'),
+];
 
 const nodeAgent = (): Grant[] => [
   grant('*', 'network.fabrik.dev', 'vrfs', 'list'),
@@ -38,13 +44,10 @@ const nodeAgent = (): Grant[] => [
 /** ServiceAccount (namespace fabrik-system) -> expected grants, per kustomization. */
 export const EXPECTED_GRANTS: Record<string, Record<string, Grant[]>> = {
   'deploy/base': {
-    'fabrik-agent-host': nodeAgent(),
+    'fabrik-agent-host': [...nodeAgent(), ...ipam()],
     // No token, no role: agent-netns gets its intent from agent-host's relay.
     'fabrik-hbr': [],
-    'fabrik-cni': [
-      grant('*', 'network.fabrik.dev', 'ippools', 'get'),
-      grant('*', 'network.fabrik.dev', 'ippools/status', 'update'),
-    ],
+    'fabrik-cni': ipam(),
   },
   'deploy/overlays/netns-kubernetes-source': {
     // agent-netns also turns BGPPeerings into its VRFs' BGP peers (agent-host does not relay them).

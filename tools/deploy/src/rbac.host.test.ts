@@ -110,6 +110,37 @@ afterAll(async () => {
 });
 
 /**
+ * Everything fabrik-ipam does with the API: @fabrik/ippool's client is all it has of it (its
+ * IpPoolClient: get, and PUT of the status), the allocator's own calls. The fabrik-ipam binary
+ * runs them with the kubeconfig the installer writes from fabrik-cni's token; agent-host runs them
+ * in-process on its CNI socket (the fast path) with its own credentials.
+ */
+async function exerciseIpam(kc: KubeConfig): Promise<void> {
+  const client = ipPoolClient(kc);
+  const owner = (containerID: string) => ({
+    name: `pod-${containerID}`,
+    namespace: 'default',
+    containerID,
+    ifName: 'net1',
+    network: 'web',
+  });
+  const [a] = await allocate(client, { pools: ['pool-a'], owner: owner('c1') });
+  await allocate(client, { pools: ['pool-a'], owner: owner('c2') });
+  const addresses = async () =>
+    (
+      (await customObjects(admin, gvr(IP_POOL_RESOURCE), anyObject).get('pool-a')) as unknown as {
+        status?: { ipAddresses?: { ipAddress: string; owner: { pod?: { containerID: string } } }[] };
+      }
+    ).status?.ipAddresses?.map((e) => e.owner.pod?.containerID) ?? [];
+  expect((await addresses()).sort()).toEqual(['c1', 'c2']);
+  expect(a?.address).toMatch(/^10\.9\.0\.\d+$/);
+  await release(client, { pools: ['pool-a'], attachment: { containerID: 'c1', ifName: 'net1' } });
+  expect(await addresses()).toEqual(['c2']);
+  await collectGarbage(client, { pools: ['pool-a'], network: 'web', valid: [] });
+  expect(await addresses()).toEqual([]);
+}
+
+/**
  * Everything a node agent (agent-host, or agent-netns with a Kubernetes source) does with the API,
  * through the very wiring both agents use: @fabrik/agent-runtime's Kubernetes intent source and
  * node status sink, and @fabrik/kube's event recorder.
@@ -208,7 +239,8 @@ async function exerciseNodeAgent(kc: KubeConfig, section: string, conditionType:
 
   // Outside the role: 403.
   await expectForbidden(customObjects(kc, gvr(VRF_RESOURCE), anyObject).delete('red'));
-  await expectForbidden(customObjects(kc, gvr(IP_POOL_RESOURCE), anyObject).get('pool-a'));
+  // (agent-host may get an IPPool for fabrik-ipam's in-process calls, see exerciseIpam; no agent lists them)
+  await expectForbidden(customObjects(kc, gvr(IP_POOL_RESOURCE), anyObject).list());
   await expectForbidden(
     customObjects(kc, { group: '', version: 'v1', plural: 'secrets' }, anyObject).list({
       namespace: 'fabrik-system',
@@ -416,33 +448,13 @@ describe('deploy/base', () => {
     await exerciseNodeAgent(serviceAccountKubeConfig('fabrik-agent-host'), 'host', 'FabrikHostReady');
   });
 
-  it("fabrik-cni's token (fabrik-ipam): allocate, release and collect garbage with @fabrik/ippool; nothing else", async () => {
-    // @fabrik/ippool's client is all fabrik-ipam has of the API (its IpPoolClient: get, and PUT of
-    // the status): the allocator's own calls, with the kubeconfig the installer writes from this token.
-    const kc = serviceAccountKubeConfig('fabrik-cni');
-    const client = ipPoolClient(kc);
-    const owner = (containerID: string) => ({
-      name: `pod-${containerID}`,
-      namespace: 'default',
-      containerID,
-      ifName: 'net1',
-      network: 'web',
-    });
-    const [a] = await allocate(client, { pools: ['pool-a'], owner: owner('c1') });
-    await allocate(client, { pools: ['pool-a'], owner: owner('c2') });
-    const addresses = async () =>
-      (
-        (await customObjects(admin, gvr(IP_POOL_RESOURCE), anyObject).get('pool-a')) as unknown as {
-          status?: { ipAddresses?: { ipAddress: string; owner: { pod?: { containerID: string } } }[] };
-        }
-      ).status?.ipAddresses?.map((e) => e.owner.pod?.containerID) ?? [];
-    expect((await addresses()).sort()).toEqual(['c1', 'c2']);
-    expect(a?.address).toMatch(/^10\.9\.0\.\d+$/);
-    await release(client, { pools: ['pool-a'], attachment: { containerID: 'c1', ifName: 'net1' } });
-    expect(await addresses()).toEqual(['c2']);
-    await collectGarbage(client, { pools: ['pool-a'], network: 'web', valid: [] });
-    expect(await addresses()).toEqual([]);
+  it("agent-host's token: fabrik-ipam's calls, which it makes in-process on its CNI socket, are allowed", async () => {
+    await exerciseIpam(serviceAccountKubeConfig('fabrik-agent-host'));
+  });
 
+  it("fabrik-cni's token (fabrik-ipam): allocate, release and collect garbage with @fabrik/ippool; nothing else", async () => {
+    const kc = serviceAccountKubeConfig('fabrik-cni');
+    await exerciseIpam(kc);
     const pools = customObjects(kc, gvr(IP_POOL_RESOURCE), anyObject);
     const pool = (await pools.get('pool-a')) as unknown as Record<string, unknown>;
     await expectForbidden(pools.list());

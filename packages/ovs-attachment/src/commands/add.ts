@@ -71,8 +71,10 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
           // IPAM killed half-way may hold a lease). An IPAM that answered with an error has
           // released what it took (the spec requires it): then there is nothing to release, and a
           // release that fails too (it reads the same config) must not count as a leftover.
-          const noRelease = rollback.onFailure('IPAM release', () => execIpam(ipamCall('DEL')));
-          return execIpam(ipamCall('ADD')).catch((e: unknown) => {
+          const noRelease = rollback.onFailure('IPAM release', () =>
+            execIpam(ipamCall('DEL'), deps.inProcessIpam),
+          );
+          return execIpam(ipamCall('ADD'), deps.inProcessIpam).catch((e: unknown) => {
             if (isIpamAnswer(e)) noRelease();
             throw e;
           });

@@ -107,7 +107,7 @@ export async function cmdCheck(args: CmdArgs, deps: PluginDeps): Promise<void> {
   }
 
   if (conf.ipamType) {
-    await execIpam(ipamCallOf(conf.ipamType, 'CHECK', args, deps.env));
+    await execIpam(ipamCallOf(conf.ipamType, 'CHECK', args, deps.env), deps.inProcessIpam);
   }
 }
 

@@ -55,7 +55,7 @@ export async function cmdDel(args: CmdArgs, deps: PluginDeps): Promise<void> {
   ];
   if (conf?.ipamType) {
     steps.push(
-      execIpam(ipamCallOf(conf.ipamType, 'DEL', args, deps.env)).catch((e: unknown) => {
+      execIpam(ipamCallOf(conf.ipamType, 'DEL', args, deps.env), deps.inProcessIpam).catch((e: unknown) => {
         if (cached) throw e;
         note(
           `IPAM ${conf.ipamType} DEL failed, and no record shows it was ever asked: ${(e as Error).message}`,

@@ -78,18 +78,21 @@ export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
         const stdinData = s.stdinData ?? args.stdinData;
         const ipamType = ipamTypeOf(stdinData) ?? conf.ipamType;
         if (ipamType) {
-          await execIpam({
-            type: ipamType,
-            command: 'DEL',
-            stdinData,
-            cniVersion: args.cniVersion,
-            containerId: s.containerId,
-            netns: '',
-            ifname: s.ifname,
-            cniArgs: s.cniArgs ?? '',
-            path: args.path,
-            env: deps.env,
-          });
+          await execIpam(
+            {
+              type: ipamType,
+              command: 'DEL',
+              stdinData,
+              cniVersion: args.cniVersion,
+              containerId: s.containerId,
+              netns: '',
+              ifname: s.ifname,
+              cniArgs: s.cniArgs ?? '',
+              path: args.path,
+              env: deps.env,
+            },
+            deps.inProcessIpam,
+          );
         }
         await removeAttachment(settings.cacheDir, conf.name, s.containerId, s.ifname);
       } catch (e) {

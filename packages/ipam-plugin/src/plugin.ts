@@ -1,6 +1,8 @@
 import type { PluginFuncs } from '@fabrik/cni-skel';
 import type { PluginDeps } from './context.js';
 
+export { connectWithKubeconfig } from './context.js';
+
 /**
  * The plugin's verbs. Each command module is imported when its verb runs, so VERSION (called by
  * runtimes before every ADD and DEL) loads neither zod nor the Kubernetes client.
