@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTempNetns, type TempNetns } from '@fabrik/testkit';
-import { configurePodInterface, enableArpNotify } from './pod-interface.js';
+import { runCommand } from '@fabrik/netcore';
+import { createTempNetns, uniqueName, type TempNetns } from '@fabrik/testkit';
+import { hostVethAlias, hostVethName } from './names.js';
+import { attachmentVethDel, configurePodInterface, enableArpNotify } from './pod-interface.js';
 
 // The Pod end's kernel configuration in a throwaway netns given by path (as CNI_NETNS is), read
 // back with raw `ip -j` and sysctl.
@@ -51,5 +53,42 @@ describe('Pod interface configuration (host kernel)', () => {
     expect(await json(ns, '-6', 'route', 'show', 'default')).toEqual([
       expect.objectContaining({ gateway: 'fd41::1', dev: 'net1' }),
     ]);
+  });
+});
+
+describe("DEL's host veth (host kernel, this machine's namespace)", () => {
+  it('deletes the veth only when its mark names the attachment; a foreign or unmarked one stays', async () => {
+    const containerId = uniqueName('c');
+    const name = hostVethName(containerId, 'net1');
+    const exists = async () =>
+      (await runCommand('ip', ['link', 'show', 'dev', name]).then(
+        () => true,
+        () => false,
+      )) as boolean;
+    const mark = (id: string) => hostVethAlias({ network: 'n', containerId: id, ifname: 'net1' });
+    try {
+      await runCommand('ip', [
+        'link',
+        'add',
+        name,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        name.replace(/^fovs/, 'fovp'),
+      ]);
+      expect(await attachmentVethDel(name, containerId, 'net1')).toBe('foreign'); // no mark at all
+      await runCommand('ip', ['link', 'set', 'dev', name, 'alias', mark(`${containerId}x`)]);
+      expect(await attachmentVethDel(name, containerId, 'net1')).toBe('foreign');
+      expect(await attachmentVethDel(name, containerId, 'net2')).toBe('foreign');
+      expect(await exists()).toBe(true);
+
+      await runCommand('ip', ['link', 'set', 'dev', name, 'alias', mark(containerId)]);
+      expect(await attachmentVethDel(name, containerId, 'net1')).toBe('deleted');
+      expect(await exists()).toBe(false);
+      expect(await attachmentVethDel(name, containerId, 'net1')).toBe('absent');
+    } finally {
+      await runCommand('ip', ['link', 'del', name]).catch(() => undefined);
+    }
   });
 });
