@@ -78,6 +78,8 @@ try {
     },
   ] as const;
   const [fastPath, standalonePath, goPath] = paths;
+  // Fast-path calls: when the plugin started and exited (epoch ms), to set against the agent's log.
+  const fastTimes: Array<{ command: string; attachment: string; start: number; end: number }> = [];
   const addDel = async (path: (typeof paths)[number], ns: TempNetns): Promise<Pair> => {
     const opts = {
       containerId: uniqueName('b'),
@@ -86,8 +88,15 @@ try {
       env: { FABRIK_CNI_CONFIG: path.settings },
       ...('binary' in path ? { binary: path.binary } : {}),
     };
-    const add = await timeCniCall(() => execPlugin(sb, 'ADD', path.conf, opts));
-    const del = await timeCniCall(() => execPlugin(sb, 'DEL', path.conf, opts));
+    const timed = async (command: string) => {
+      const start = performance.timeOrigin + performance.now();
+      const ms = await timeCniCall(() => execPlugin(sb, command, path.conf, opts));
+      if (path === fastPath)
+        fastTimes.push({ command, attachment: `${opts.containerId}/net1`, start, end: start + ms });
+      return ms;
+    };
+    const add = await timed('ADD');
+    const del = await timed('DEL');
     return { add, total: add + del };
   };
 
@@ -122,6 +131,27 @@ try {
         .map((l) => Number(l['ms'])),
     );
   console.log(`fast path: agent-host's own time p50 ADD=${agentMs('ADD')}ms DEL=${agentMs('DEL')}ms`);
+  // The rest of a fast-path call, from the agent's log times (ms resolution): from the plugin's
+  // start to the agent reading its request (Node start, the bundle, the settings, the connect), and
+  // from the answer to the plugin's exit.
+  const around = (command: string, part: 'before' | 'after') =>
+    median(
+      fastTimes.slice(2 * WARMUP).flatMap((c) => {
+        const at = (msg: string) =>
+          Date.parse(
+            String(
+              agent.logs.find(
+                (l) => l['msg'] === msg && l['command'] === c.command && l['attachment'] === c.attachment,
+              )?.['time'],
+            ),
+          );
+        const t = part === 'before' ? at('cni: received') - c.start : c.end - at('cni: answered');
+        return Number.isFinite(t) ? [t] : [];
+      }),
+    ).toFixed(1);
+  console.log(
+    `fast path: plugin start to request read p50 ADD=${around('ADD', 'before')}ms DEL=${around('DEL', 'before')}ms; answer to plugin exit p50 ADD=${around('ADD', 'after')}ms DEL=${around('DEL', 'after')}ms`,
+  );
   const goTotal = p50(goPath, 'total');
   const floor = median(nodeFloor);
   console.log(

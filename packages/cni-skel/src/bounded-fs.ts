@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, stat, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { FabrikError } from '@fabrik/api';
+import { FabrikError } from '@fabrik/api/errors';
 
 // File-system steps with an end. A CNI plugin runs inside a runtime's ADD or DEL, so a step that
 // never returns (a FIFO opened for reading, a hung network mount) or never stops (Node's recursive

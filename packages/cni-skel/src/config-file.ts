@@ -1,4 +1,4 @@
-import { FabrikError } from '@fabrik/api';
+import { FabrikError } from '@fabrik/api/errors';
 import { readRegularFile } from './bounded-fs.js';
 
 /** A config file that is not valid YAML. */

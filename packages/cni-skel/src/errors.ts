@@ -1,4 +1,4 @@
-import { FabrikError, errorGuard } from '@fabrik/api';
+import { FabrikError, errorGuard } from '@fabrik/api/errors';
 
 // CNI error codes (SPEC.md "Error"). 1-99 are reserved by the spec; fabrik uses only these.
 export const CniErrorCode = {
