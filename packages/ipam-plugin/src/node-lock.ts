@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
-// A lock per IPPool among the fabrik-ipam processes of one node. Correctness never depends on it:
-// every status write carries the resourceVersion it read, and the API server refuses the loser.
+// A lock per IPPool among the fabrik-ipam callers of one node: its processes, and agent-host, which
+// runs its verbs in-process for the CNI fast path (its own calls take turns the same way).
+// Correctness never depends on it: every status write carries the resourceVersion it read, and the API server refuses the loser.
 // But a node that starts fifty Pods at once would otherwise have fifty processes read the pool,
 // plan the same first free address, and all but one lose the write, read again, and so on: most
 // of the requests the API server answers are wasted, and each process waits through backoffs.
@@ -11,7 +12,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 // The lock is a listening Unix socket in the abstract namespace (Linux; no file to clean up):
 // whoever binds the name holds the lock, and the kernel releases it when the holder exits, however
 // it exits. A waiter connects to the holder and learns of the release when the connection closes.
-// It is local to the network namespace the plugin runs in, the runtime's (the host's).
+// It is local to the network namespace the caller runs in: the runtime's, which is the host's, as is
+// agent-host's (host network).
 
 /** Locks that are held; `release` is idempotent. */
 export interface HeldLock {
