@@ -57,6 +57,14 @@ describe('createNetlink verbs (host kernel)', () => {
     await expect(nl.linkGet('nope0')).rejects.toSatisfy(isLinkNotFoundError);
     await nl.linkAdd({ kind: 'bridge', name: 'br-x' });
     await expect(nl.linkAdd({ kind: 'bridge', name: 'br-x' })).rejects.toSatisfy(isObjectExistsError);
+    // With alias and up (one `ip -batch`): the add's error, and the existing link left as it was.
+    await expect(
+      nl.linkAdd({ kind: 'bridge', name: 'br-x', alias: 'fabrik:other', up: true }),
+    ).rejects.toSatisfy(isObjectExistsError);
+    const [existing] = await ipJson(ns, 'link', 'show', 'br-x');
+    expect(existing).toMatchObject({ ifname: 'br-x' });
+    expect(existing?.['ifalias']).toBeUndefined();
+    expect(existing?.['flags']).not.toContain('UP');
     // All or nothing: a master that does not exist leaves no half-made link behind.
     await expect(nl.linkAdd({ kind: 'bridge', name: 'br-y', master: 'vrf-gone' })).rejects.toSatisfy(
       isLinkNotFoundError,

@@ -73,8 +73,9 @@ export interface Netlink {
   readonly netns: string | undefined;
   /**
    * Creates a link; fails with ObjectExistsError when the name is taken. Sets alias, master and up
-   * afterwards when given; if that fails the link is deleted again.
-   * Equivalent to: `ip link add NAME type KIND ...` (+ `ip link set dev NAME alias A master M`, `ip link set dev NAME up`).
+   * afterwards when given; if that fails the link is deleted again. Without a master, one iproute2
+   * process for all of it (separate ones when a value cannot be written to a batch line).
+   * Equivalent to: `ip -batch -` with `link add NAME type KIND ...` (+ `link set dev NAME alias A master M`, `link set dev NAME up`).
    */
   linkAdd(spec: LinkSpec): Promise<void>;
   /** Deletes a link; LinkNotFoundError when it does not exist. Equivalent to: `ip link del dev NAME`. */
@@ -169,6 +170,15 @@ export interface Netlink {
   monitor(onEvent: (event: NetlinkEvent) => void, objects?: readonly MonitorObject[]): LineStream;
 }
 
+/** The commands as `ip -batch` lines, or undefined when a value cannot be written to one. */
+function batchLinesOf(commands: readonly (readonly string[])[]): string[] | undefined {
+  try {
+    return commands.map((c) => batchLine(c));
+  } catch {
+    return undefined;
+  }
+}
+
 export function createNetlink(options: NetlinkOptions = {}): Netlink {
   const runner: NetnsRunner = createRunner(options.netns);
   const netns = options.netns;
@@ -203,7 +213,7 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     netns,
     async linkAdd(input) {
       const spec = validate(LinkSpecSchema, input, 'spec') as LinkSpec;
-      await ip(linkAddArgs(spec), { linkKind: spec.kind, linkName: spec.name });
+      const addArgs = linkAddArgs(spec);
       const enslave = typeof spec.master === 'string';
       const upDown = spec.up === undefined ? [] : [spec.up ? 'up' : 'down'];
       const after = [
@@ -212,9 +222,37 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
         // The kernel applies flags before the master within one message: enslave first, then up.
         ...(enslave ? [] : upDown),
       ];
+      const sets = [after, enslave ? upDown : []]
+        .filter((a) => a.length > 0)
+        .map((a) => ['link', 'set', 'dev', spec.name, ...a]);
+      // Without a master, the add and its settings (alias, up) in ONE `ip -batch` process when every
+      // value can be a batch line: a process per link instead of two (the CNI plugin creates a veth
+      // per Pod interface). iproute2 names the failing line of a kernel error (`Command failed -:N`);
+      // an argument it refuses ends the batch unnamed, which only the add's can be here (a validated
+      // alias and up/down always parse; a master name is checked only when set, so not batched).
+      const lines =
+        sets.length > 0 && spec.master === undefined ? batchLinesOf([addArgs, ...sets]) : undefined;
+      if (lines) {
+        try {
+          await runner.ip(['-batch', '-'], `${lines.join('\n')}\n`);
+          return;
+        } catch (e) {
+          if (!isCommandError(e)) throw e;
+          const failed = /Command failed -:(\d+)/.exec(e.stderr);
+          const index = failed?.[1] ? Number(failed[1]) - 1 : 0;
+          // All or nothing: a link whose master or alias could not be set is removed again.
+          if (index > 0) await ip(['link', 'del', 'dev', spec.name]).catch(() => {});
+          throw classifyIpFailure(`ip ${lines[index] ?? lines[0]}`, e.stderr, {
+            ...(index === 0 ? { linkKind: spec.kind } : {}),
+            linkName: spec.name,
+            netns,
+            cause: e,
+          });
+        }
+      }
+      await ip(addArgs, { linkKind: spec.kind, linkName: spec.name });
       try {
-        if (after.length > 0) await set(spec.name, ...after);
-        if (enslave && upDown.length > 0) await set(spec.name, ...upDown);
+        for (const args of sets) await ip(args, { linkName: spec.name });
       } catch (e) {
         // All or nothing: a link whose master or alias could not be set is removed again.
         await ip(['link', 'del', 'dev', spec.name]).catch(() => {});
