@@ -136,18 +136,21 @@ try {
   // from the answer to the plugin's exit.
   const around = (command: string, part: 'before' | 'after') =>
     median(
-      fastTimes.slice(2 * WARMUP).flatMap((c) => {
-        const at = (msg: string) =>
-          Date.parse(
-            String(
-              agent.logs.find(
-                (l) => l['msg'] === msg && l['command'] === c.command && l['attachment'] === c.attachment,
-              )?.['time'],
-            ),
-          );
-        const t = part === 'before' ? at('cni: received') - c.start : c.end - at('cni: answered');
-        return Number.isFinite(t) ? [t] : [];
-      }),
+      fastTimes
+        .slice(2 * WARMUP)
+        .filter((c) => c.command === command)
+        .flatMap((c) => {
+          const at = (msg: string) =>
+            Date.parse(
+              String(
+                agent.logs.find(
+                  (l) => l['msg'] === msg && l['command'] === c.command && l['attachment'] === c.attachment,
+                )?.['time'],
+              ),
+            );
+          const t = part === 'before' ? at('cni: received') - c.start : c.end - at('cni: answered');
+          return Number.isFinite(t) ? [t] : [];
+        }),
     ).toFixed(1);
   console.log(
     `fast path: plugin start to request read p50 ADD=${around('ADD', 'before')}ms DEL=${around('DEL', 'before')}ms; answer to plugin exit p50 ADD=${around('ADD', 'after')}ms DEL=${around('DEL', 'after')}ms`,
