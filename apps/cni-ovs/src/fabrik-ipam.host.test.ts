@@ -7,38 +7,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpPool, type IpPoolSpec } from '@fabrik/api';
 import { bundleCniPlugin } from '@fabrik/cni-bundle';
 import { customObjects, loadKubeConfig, type CustomObjects } from '@fabrik/kube';
+import { startApiServer, uniqueName, type ApiServer, type TempNetns } from '@fabrik/testkit';
 import {
-  createTempNetns,
-  startApiServer,
-  startOvs,
-  uniqueName,
-  type ApiServer,
-  type OvsInstance,
-  type TempNetns,
-} from '@fabrik/testkit';
-import {
-  createPluginSandbox,
   execPlugin,
   nodeState,
   sandboxSettings,
+  usePluginTestBed,
   writeNodeSettings,
-  type PluginSandbox,
 } from '../test/harness.js';
 
 const FABRIK_IPAM_MAIN = new URL('../../ipam/src/main.ts', import.meta.url).pathname;
 const IPPOOLS = { group: 'network.fabrik.dev', version: 'v1alpha1', plural: 'ippools' };
 
-let sb: PluginSandbox;
-let ovs: OvsInstance;
+const bed = usePluginTestBed({ bridgePrefix: 'bri', netnsPrefix: 'fipm-' });
 let api: ApiServer;
 let pools: CustomObjects<IpPool>;
-const bridge = uniqueName('bri');
-const namespaces: TempNetns[] = [];
 
 beforeAll(async () => {
-  sb = await createPluginSandbox();
-  [ovs, api] = await Promise.all([
-    startOvs(),
+  const { sb, ovs } = bed;
+  [api] = await Promise.all([
     startApiServer({ dir: join(sb.dir, 'apiserver') }),
     bundleCniPlugin({
       entry: FABRIK_IPAM_MAIN,
@@ -46,9 +33,8 @@ beforeAll(async () => {
       codeCache: { dir: join(sb.dir, 'ipam-code-cache'), env: 'FABRIK_IPAM_CODE_CACHE_DIR' },
     }),
   ]);
-  await ovs.addBridge(bridge);
   pools = customObjects(loadKubeConfig({ kubeconfig: api.kubeconfigPath }).kc, IPPOOLS, IpPool);
-  // Generous: test files run side by side on a 2-core machine.
+  // The test bed's settings and fabrik-ipam's; generous: test files run side by side on 2 cores.
   await writeNodeSettings(sb, {
     ...sandboxSettings(sb, ovs.endpoint),
     ipam: { kubeconfig: api.kubeconfigPath, timeoutMs: 60_000 },
@@ -56,10 +42,7 @@ beforeAll(async () => {
 }, 660_000);
 
 afterAll(async () => {
-  for (const ns of namespaces) await ns.destroy();
-  await ovs?.stop();
   await api?.destroy();
-  await sb?.remove();
 });
 
 async function createPool(name: string, spec: IpPoolSpec): Promise<void> {
@@ -76,7 +59,7 @@ const netConf = (name: string, ippools: string[]) => ({
   cniVersion: '1.1.0',
   name,
   type: 'fabrik-ovs',
-  bridge,
+  bridge: bed.bridge,
   ipam: { type: 'fabrik-ipam', ippools },
 });
 
@@ -89,8 +72,7 @@ interface Attachment {
 }
 
 async function attachment(): Promise<Attachment> {
-  const ns = await createTempNetns('fipm-');
-  namespaces.push(ns);
+  const ns = await bed.netns();
   const containerId = uniqueName('c');
   return {
     containerId,
@@ -102,12 +84,12 @@ async function attachment(): Promise<Attachment> {
 }
 
 const call = (command: string, conf: unknown, a: Attachment) =>
-  execPlugin(sb, command, conf, {
+  execPlugin(bed.sb, command, conf, {
     containerId: a.containerId,
     netns: a.netns,
     ifname: a.ifname,
     args: a.args,
-    env: { FABRIK_IPAM_CODE_CACHE_DIR: join(sb.dir, 'ipam-code-cache') },
+    env: { FABRIK_IPAM_CODE_CACHE_DIR: join(bed.sb.dir, 'ipam-code-cache') },
     timeoutMs: 240_000,
   });
 
@@ -116,11 +98,12 @@ const call = (command: string, conf: unknown, a: Attachment) =>
  * on (the plugin executed for one would not show here); undefined on the standalone path.
  */
 function inProcessVerbs(from: number): number | undefined {
-  if (sb.path !== 'agent-host') return undefined;
-  return (sb.agent?.logs ?? []).slice(from).filter((l) => l['msg'] === 'cni: fabrik-ipam in-process').length;
+  if (bed.sb.path !== 'agent-host') return undefined;
+  return (bed.sb.agent?.logs ?? []).slice(from).filter((l) => l['msg'] === 'cni: fabrik-ipam in-process')
+    .length;
 }
-const logMark = () => sb.agent?.logs.length ?? 0;
-const onFastPath = (n: number) => (sb.path === 'agent-host' ? n : undefined);
+const logMark = () => bed.sb.agent?.logs.length ?? 0;
+const onFastPath = (n: number) => (bed.sb.path === 'agent-host' ? n : undefined);
 
 describe('fabrik-ovs with fabrik-ipam', () => {
   it("ADD takes the pool's address and VLAN, CHECK agrees, DEL releases it and is idempotent", async () => {
@@ -137,7 +120,7 @@ describe('fabrik-ovs with fabrik-ipam', () => {
     expect(added.out?.['ips']).toEqual([{ address: '10.81.0.2/24', gateway: '10.81.0.1', interface: 1 }]);
     expect(await stored('life-v4')).toEqual([`10.81.0.2 ${a.containerId}`]);
     expect(await a.ns.ip('-4', '-o', 'addr', 'show', 'dev', 'net1')).toContain('10.81.0.2/24');
-    expect((await ovs.vsctl('get', 'Port', hostName(added.out), 'tag')).trim()).toBe('181');
+    expect((await bed.ovs.vsctl('get', 'Port', hostName(added.out), 'tag')).trim()).toBe('181');
 
     const checked = await call('CHECK', { ...conf, prevResult: added.out }, a);
     expect(checked.code, JSON.stringify(checked.out)).toBe(0);
@@ -161,7 +144,7 @@ describe('fabrik-ovs with fabrik-ipam', () => {
     const first = await attachment();
     expect((await call('ADD', conf, first)).code).toBe(0);
     const second = await attachment();
-    const before = await nodeState(sb, ovs, { attachments: [second], netns: [second.ns] });
+    const before = await nodeState(bed.sb, bed.ovs, { attachments: [second], netns: [second.ns] });
     const mark = logMark();
 
     const refused = await call('ADD', conf, second);
@@ -172,7 +155,7 @@ describe('fabrik-ovs with fabrik-ipam', () => {
         msg: 'IPAM fabrik-ipam ADD: IPPool tiny-v4 is exhausted: all 1 of its addresses are in use',
       },
     });
-    expect(await nodeState(sb, ovs, { attachments: [second], netns: [second.ns] })).toEqual(before);
+    expect(await nodeState(bed.sb, bed.ovs, { attachments: [second], netns: [second.ns] })).toEqual(before);
     expect(await stored('tiny-v4')).toEqual([`10.82.0.10 ${first.containerId}`]);
     expect(inProcessVerbs(mark)).toBe(onFastPath(1));
     expect((await call('DEL', conf, first)).code).toBe(0);
@@ -185,7 +168,7 @@ describe('fabrik-ovs with fabrik-ipam', () => {
     });
     const conf = netConf('missing', ['real-v4', 'no-such-pool']);
     const a = await attachment();
-    const before = await nodeState(sb, ovs, { attachments: [a], netns: [a.ns] });
+    const before = await nodeState(bed.sb, bed.ovs, { attachments: [a], netns: [a.ns] });
 
     const refused = await call('ADD', conf, a);
     expect(refused).toMatchObject({
@@ -195,7 +178,7 @@ describe('fabrik-ovs with fabrik-ipam', () => {
         msg: 'IPAM fabrik-ipam ADD: invalid network config: ipam.ippools.1: IPPool no-such-pool does not exist',
       },
     });
-    expect(await nodeState(sb, ovs, { attachments: [a], netns: [a.ns] })).toEqual(before);
+    expect(await nodeState(bed.sb, bed.ovs, { attachments: [a], netns: [a.ns] })).toEqual(before);
     expect(await stored('real-v4')).toEqual([]);
     expect((await call('DEL', conf, a)).code).toBe(0);
   });
