@@ -1,4 +1,11 @@
-import { readFrrStatus, reloadFrr, showRunningConfig, type FrrStatus, type FrrTarget } from '@fabrik/frr';
+import {
+  readFrrStatus,
+  readVrfVnis,
+  reloadFrr,
+  showRunningConfig,
+  type FrrStatus,
+  type FrrTarget,
+} from '@fabrik/frr';
 import { FabrikError, errorGuard } from '@fabrik/netcore';
 
 /** What one FRR step did. */
@@ -56,7 +63,7 @@ export function createFrrState(target: FrrTarget): FrrState {
       const t0 = performance.now();
       const result = await reloadFrr({ ...target, config });
       const reloadMs = Math.round(performance.now() - t0);
-      applied = { config, running: await showRunningConfig(target) };
+      applied = { config, running: result.running };
       return {
         changed: result.changed,
         added: result.added.length,
@@ -68,7 +75,7 @@ export function createFrrState(target: FrrTarget): FrrState {
       if (expected.length === 0) return;
       const until = Date.now() + timeoutMs;
       for (;;) {
-        const mapped = new Set((await readFrrStatus(target)).vrfVnis.map((v) => `${v.vrf}/${v.vni}`));
+        const mapped = new Set((await readVrfVnis(target)).map((v) => `${v.vrf}/${v.vni}`));
         const missing = expected.filter((e) => !mapped.has(`${e.vrf}/${e.vni}`));
         if (missing.length === 0) return;
         if (Date.now() > until) throw new VniMappingTimeoutError(missing, timeoutMs);

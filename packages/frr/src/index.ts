@@ -67,7 +67,7 @@ export type { ReloadFrrOptions, FrrReloadResult, FrrReloadStage, FrrVniMismatch 
 export { parseReloadTest, expectedL3Vnis } from './config-text.js';
 export type { FrrConfigChange } from './config-text.js';
 export { pendingFrrChanges } from './pending.js';
-export { readFrrStatus, parseFrrStatus, parseShowVrfVni } from './status.js';
+export { readFrrStatus, readVrfVnis, parseFrrStatus, parseShowVrfVni } from './status.js';
 export type { FrrStatus, FrrBgpSession, FrrEvpnVni, FrrVrfVni } from './status.js';
 export { showRunningConfig } from './vtysh.js';
 export type { FrrTarget } from './vtysh.js';

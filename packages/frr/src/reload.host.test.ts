@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FrrIntentInput } from './intent.js';
 import { FrrReloadError, reloadFrr } from './reload.js';
 import { renderFrrConfig } from './render.js';
-import { readFrrStatus } from './status.js';
+import { readFrrStatus, readVrfVnis } from './status.js';
 import { showRunningConfig } from './vtysh.js';
 
 // Real zebra + bgpd + staticd in a throwaway netns of the host kernel. No VRF devices here (the
@@ -62,14 +62,21 @@ describe('reloadFrr (host kernel)', () => {
       / {2}vni 2200\n {3}route-target import 65001:2200\n {3}route-target export 65001:2200\n {2}exit-vni\n/,
     );
 
+    // The result carries what FRR runs after the reload, as vtysh shows it now.
+    expect(result.running).toBe(await showRunningConfig(target()));
+    expect(result.running).toContain(' neighbor 192.0.2.2 password s3cret\n');
+
     const again = await reloadFrr({ ...target(), config });
     expect(again).toMatchObject({ changed: false, skipped: true, added: [], removed: [] });
+    expect(again.running).toBe(result.running);
 
     const status = await readFrrStatus(target());
     expect(status.bgpSessions).toContainEqual(
       expect.objectContaining({ vrf: 'default', addressFamily: 'l2VpnEvpn', neighbor: '192.0.2.2' }),
     );
     expect(status.bgpSessions.every((s) => s.state !== 'Established')).toBe(true);
+    // The one-call read of the VRF-to-VNI mapping answers as the full status does.
+    expect(await readVrfVnis(target())).toEqual(status.vrfVnis);
   });
 
   it('reports a broken partial with FRR message, restores the previous configuration and keeps secrets out', async () => {

@@ -42,6 +42,11 @@ export interface FrrReloadResult {
   readonly skipped: boolean;
   readonly added: readonly FrrConfigChange[];
   readonly removed: readonly FrrConfigChange[];
+  /**
+   * `show running-config` (as {@link showRunningConfig} returns it) right after the reload, or the
+   * one that matched when skipped: a caller that remembers what ran need not ask vtysh again.
+   */
+  readonly running: string;
 }
 
 export type FrrReloadStage = 'test' | 'reload';
@@ -195,10 +200,10 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const config = options.config ?? (await readFile(file, 'utf8'));
   const recordFile = join(runDirOf(options), 'fabrik-last-applied.json');
   const last = await readLastApplied(recordFile);
-  const unchanged =
-    last?.config === sha256(config) && last.running === sha256(await showRunningConfig(options));
+  const runningBefore = last?.config === sha256(config) ? await showRunningConfig(options) : undefined;
+  const unchanged = runningBefore !== undefined && last?.running === sha256(runningBefore);
 
-  let result: FrrReloadResult;
+  let result: Omit<FrrReloadResult, 'running'>;
   if (unchanged) {
     result = { file, changed: false, skipped: true, added: [], removed: [] };
   } else {
@@ -226,13 +231,13 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   );
   if (mismatches.length > 0) {
     await rm(recordFile, { force: true });
-    throw new FrrVniMappingError(mismatches, result);
+    throw new FrrVniMappingError(mismatches, { ...result, running: await showRunningConfig(options) });
   }
-  if (!unchanged) {
-    const record: LastApplied = { config: sha256(config), running: sha256(await showRunningConfig(options)) };
-    await writeFileAtomic(recordFile, `${JSON.stringify(record)}\n`);
-  }
-  return result;
+  if (unchanged) return { ...result, running: runningBefore };
+  const running = await showRunningConfig(options);
+  const record: LastApplied = { config: sha256(config), running: sha256(running) };
+  await writeFileAtomic(recordFile, `${JSON.stringify(record)}\n`);
+  return { ...result, running };
 }
 
 /**

@@ -93,6 +93,11 @@ export async function readFrrStatus(target: FrrTarget): Promise<FrrStatus> {
   });
 }
 
+/** zebra's L3 VNI of each VRF (`show vrf vni json`): one vtysh call, for waits that need only this. */
+export async function readVrfVnis(target: FrrTarget): Promise<FrrVrfVni[]> {
+  return parseShowVrfVni(parseVtyshJson(await vtysh(target, 'show vrf vni json')));
+}
+
 /** Decodes `show vrf vni json` (the one parser of it: status and the reload's VNI check use it). Sorted by VRF name. */
 export function parseShowVrfVni(json: unknown): FrrVrfVni[] {
   return VrfVnis.parse(json)
