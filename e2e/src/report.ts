@@ -11,11 +11,40 @@ export interface ReportLine {
 
 const DETAIL_INDENT = ' '.repeat(24);
 
+/** Cumulative CPU time so far by group (ms): the report prints each step's share. */
+export type CpuClock = () => Promise<Readonly<Record<string, number>>>;
+
 export class LabReport {
   readonly lines: ReportLine[] = [];
   private readonly started = performance.now();
+  private cpuBefore: Promise<Readonly<Record<string, number>>> | undefined;
 
-  constructor(private readonly print: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {}
+  constructor(
+    private readonly print: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+    /** When given, every step and check gets a line with the CPU time each group used during it. */
+    private readonly cpuClock?: CpuClock,
+  ) {}
+
+  /** CPU used by group since the last call (the first call starts counting). */
+  private async cpuSince(): Promise<string | undefined> {
+    if (!this.cpuClock) return undefined;
+    const before = await this.cpuBefore;
+    const now = this.cpuClock();
+    this.cpuBefore = now;
+    const after = await now;
+    if (!before) return undefined;
+    const parts = Object.entries(after).map(([group, ms]) => [group, ms - (before[group] ?? 0)] as const);
+    const total = parts.reduce((n, [, ms]) => n + ms, 0);
+    return `cpu ${(total / 1000).toFixed(1)} s: ${parts
+      .filter(([, ms]) => ms >= 50)
+      .map(([group, ms]) => `${group} ${(ms / 1000).toFixed(1)}`)
+      .join(', ')}`;
+  }
+
+  /** Starts counting CPU for the next step (call once before the first). */
+  async startCpu(): Promise<void> {
+    await this.cpuSince();
+  }
 
   /**
    * A setup step; a failing step stops the scenario (there is nothing left to check). A step
@@ -25,11 +54,13 @@ export class LabReport {
     const t0 = performance.now();
     try {
       const value = await fn();
-      const detail = typeof value === 'string' && value ? { detail: value } : {};
-      this.record({ kind: 'step', name, ok: true, ms: performance.now() - t0, ...detail });
+      const ms = performance.now() - t0;
+      const detail = joinDetail(typeof value === 'string' ? value : undefined, await this.cpuSince());
+      this.record({ kind: 'step', name, ok: true, ms, ...detail });
       return value;
     } catch (e) {
-      this.record({ kind: 'step', name, ok: false, ms: performance.now() - t0, detail: describe(e) });
+      const ms = performance.now() - t0;
+      this.record({ kind: 'step', name, ok: false, ms, ...joinDetail(describe(e), await this.cpuSince()) });
       throw new StepFailedError(name, { cause: e });
     }
   }
@@ -39,16 +70,18 @@ export class LabReport {
     const t0 = performance.now();
     try {
       const detail = await fn();
+      const ms = performance.now() - t0;
       this.record({
         kind: 'check',
         name,
         ok: true,
-        ms: performance.now() - t0,
-        ...(detail ? { detail } : {}),
+        ms,
+        ...joinDetail(detail || undefined, await this.cpuSince()),
       });
       return true;
     } catch (e) {
-      this.record({ kind: 'check', name, ok: false, ms: performance.now() - t0, detail: describe(e) });
+      const ms = performance.now() - t0;
+      this.record({ kind: 'check', name, ok: false, ms, ...joinDetail(describe(e), await this.cpuSince()) });
       return false;
     }
   }
@@ -97,6 +130,11 @@ export class StepFailedError extends Error {
     super(`step failed: ${step}`, options);
     this.name = 'StepFailedError';
   }
+}
+
+function joinDetail(...parts: (string | undefined)[]): { detail?: string } {
+  const detail = parts.filter((p) => p).join('\n');
+  return detail ? { detail } : {};
 }
 
 function describe(e: unknown): string {

@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/ci/ensure-deps.sh
 bash tools/ci/build-lab-parts.sh
-exec node --conditions=@fabrik/source --import tsx tools/lab/src/cli.ts run -- \
-  node --conditions=@fabrik/source --import tsx e2e/src/demo.ts
+# The orchestrator runs compiled (e2e/dist, built above): no TypeScript compiled inside the lab.
+exec node --conditions=@fabrik/source --import tsx tools/lab/src/cli.ts run -- node e2e/dist/demo.js

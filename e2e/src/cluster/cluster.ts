@@ -40,11 +40,18 @@ export interface LabCluster {
   appliedObjects(except?: ReadonlySet<string>): Promise<AppliedObjects>;
   /** What every node holds now. */
   inventories(): Promise<NodeInventory[]>;
-  /** Every node and every IPPool against `objects` and the running Pods. */
-  audit(objects: AppliedObjects): Promise<AuditResult>;
+  /** Every node and every IPPool against `objects` and the running Pods; with the inventories it read. */
+  audit(objects: AppliedObjects): Promise<ClusterAudit>;
+  /** Only the IPPools against the running Pods (no process starts on the nodes). */
+  auditIpPools(): Promise<AuditResult>;
   /** Audits until nothing is leaked or missing, or `timeoutMs` passed; the last audit and how long it took. */
   converge(objects: AppliedObjects, timeoutMs: number): Promise<Convergence>;
   destroy(): Promise<void>;
+}
+
+export interface ClusterAudit extends AuditResult {
+  /** What each node held when audited, in node order. */
+  readonly inventories: readonly NodeInventory[];
 }
 
 export interface Convergence {
@@ -56,8 +63,12 @@ export interface Convergence {
 
 /** Reads of a node's inventory before its error counts. */
 const INVENTORY_ATTEMPTS = 3;
-/** Between two audits while waiting for convergence. */
-const CONVERGE_POLL_MS = 1000;
+/**
+ * Between two audits while waiting for convergence: short at first (most waits end within a second
+ * or two), then longer, since each audit starts processes on the nodes that compete for the lab
+ * kernel's one thread with the agents being waited for.
+ */
+const CONVERGE_POLL_MS = [100, 250, 500, 1000] as const;
 
 export const isClean = (r: AuditResult): boolean => r.leaked.length + r.missing.length === 0;
 
@@ -167,21 +178,17 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
         }
       }),
     );
-  const audit = async (objects: AppliedObjects): Promise<AuditResult> => {
-    const [invs, pools] = await Promise.all([
-      inventories(),
-      control.kube.list<AuditedIpPool>(API_PATHS.ippools),
-    ]);
+  const ipPoolAudit = async (): Promise<AuditResult> =>
+    auditIpPools(
+      await control.kube.list<AuditedIpPool>(API_PATHS.ippools),
+      pods.flatMap((p) => p.attachments),
+    );
+  const audit = async (objects: AppliedObjects): Promise<ClusterAudit> => {
+    const [invs, pools] = await Promise.all([inventories(), ipPoolAudit()]);
     const nodeAudits = runtimes.map((rt, i) =>
       auditNode(invs[i]!, expectNode(rt.node, rt.paths, objects, pods)),
     );
-    return mergeAudits(
-      ...nodeAudits,
-      auditIpPools(
-        pools,
-        pods.flatMap((p) => p.attachments),
-      ),
-    );
+    return { ...mergeAudits(...nodeAudits, pools), inventories: invs };
   };
   return {
     dir,
@@ -209,9 +216,10 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
     },
     inventories,
     audit,
+    auditIpPools: ipPoolAudit,
     async converge(objects, timeoutMs) {
       const t0 = performance.now();
-      for (;;) {
+      for (let poll = 0; ; poll++) {
         // A node too busy to answer (an OVSDB connect timing out in a loaded lab) is not converged
         // yet; the timeout decides. Audits are spaced: each one starts processes on the nodes.
         const result = await audit(objects).catch((e: unknown) => e as Error);
@@ -220,7 +228,8 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
           if (ms > timeoutMs) throw result;
         } else if (isClean(result) || ms > timeoutMs)
           return { converged: isClean(result), ms, audit: result };
-        await new Promise((r) => setTimeout(r, CONVERGE_POLL_MS));
+        const delay = CONVERGE_POLL_MS[Math.min(poll, CONVERGE_POLL_MS.length - 1)];
+        await new Promise((r) => setTimeout(r, delay));
       }
     },
     destroy: unwind,

@@ -11,6 +11,12 @@ import { API_ADDRESS } from './topology.js';
 // kubectl as users run it.
 
 export const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+/**
+ * kubectl 1.32 as tools/ci/ensure-deps.sh unpacks it on every machine: a plain kubectl. (A machine's
+ * own may be a dispatcher, such as the Cloud SDK's, which asks the server for /version before every
+ * command: one more TLS round trip per call in the lab kernel.)
+ */
+export const KUBECTL = join(REPO, 'node_modules/.cache/fabrik/kubectl-1.32/kubectl');
 
 export interface ControlPlane {
   readonly api: ApiServer;
@@ -37,7 +43,7 @@ export async function startControlPlane(dir: string): Promise<ControlPlane> {
   const cacheDir = join(dir, 'kubectl-cache');
   const kubectl = async (...args: string[]) =>
     (
-      await runCommand('kubectl', ['--kubeconfig', api.kubeconfigPath, '--cache-dir', cacheDir, ...args], {
+      await runCommand(KUBECTL, ['--kubeconfig', api.kubeconfigPath, '--cache-dir', cacheDir, ...args], {
         cwd: REPO,
         timeoutMs: 60_000,
       })

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isCommandError, runCommand } from '@fabrik/netcore';
+import { stringify as stringifyYaml } from 'yaml';
+import { isCommandError, runCommand, runInNetns } from '@fabrik/netcore';
 import { startFrr, startOvs, type FrrInstance, type OvsInstance } from '@fabrik/testkit';
 import type { ControlPlane } from './control-plane.js';
 import { REPO } from './control-plane.js';
@@ -25,6 +26,22 @@ export const CNITOOL = join(REPO, 'node_modules/.cache/fabrik/cnitool');
 /** FRR runs with the lab kernel's hostname; agent-netns renders it from its own UTS namespace. */
 const FRR_BOOT_CONFIG = 'frr defaults datacenter\n!\n';
 
+/** agent-host's metrics address (in the node's host netns). */
+const HOST_METRICS = ':9731';
+
+/** `cni_requests_total{command, result="success"}` of agent-host's metrics text (pure). */
+export function cniRequestsOf(metrics: string, command: string): number {
+  const line = metrics
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('fabrik_agent_host_cni_requests_total{') &&
+        l.includes(`command="${command}"`) &&
+        l.includes('result="success"'),
+    );
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
 /** Where a node keeps its files (all under the run's directory). */
 export interface NodePaths {
   readonly relayIntent: string;
@@ -39,6 +56,8 @@ export interface NodePaths {
   readonly libcniCache: string;
   readonly cniSettings: string;
   readonly confDir: string;
+  /** agent-host's CNI socket (the fast path: fabrik-ovs hands its verbs to agent-host there). */
+  readonly cniSocket: string;
 }
 
 export interface NodeRuntime {
@@ -53,6 +72,8 @@ export interface NodeRuntime {
     kind: AgentKind,
     command: 'plan' | 'render' | 'cleanup',
   ): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** How many CNI invocations of `command` agent-host answered with success on its socket (its metrics). */
+  cniAnswered(command: 'ADD' | 'CHECK' | 'DEL'): Promise<number>;
   /** Stops the agents (SIGTERM: the data plane stays), OVS and FRR. */
   stop(): Promise<void>;
 }
@@ -69,6 +90,7 @@ function nodePaths(dir: string): NodePaths {
     libcniCache: join(dir, 'cni', 'libcni'),
     cniSettings: join(dir, 'net.d', 'fabrik.d', 'config.yaml'),
     confDir: join(dir, 'net.d'),
+    cniSocket: join(dir, 'cni', 'agent-host.sock'),
   };
 }
 
@@ -108,8 +130,9 @@ export function agentHostConfig(
     source: { kind: 'kubernetes', kubeconfig },
     relay: { intentFile: paths.relayIntent, statusFile: paths.relayStatus },
     stateDir: paths.hostState,
-    metricsAddress: ':9731',
+    metricsAddress: HOST_METRICS,
     healthAddress: ':9732',
+    cniSocket: paths.cniSocket,
   };
 }
 
@@ -138,12 +161,19 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
     const hostKubeconfig = cp.serviceAccountKubeconfig(FABRIK_NAMESPACE, 'fabrik-agent-host');
     await writeJson(paths.netnsConfig, agentNetnsConfig(node, paths));
     await writeJson(paths.hostConfig, agentHostConfig(node, paths, ovs.endpoint, hostKubeconfig));
-    await writeJson(paths.cniSettings, {
-      ovsdbSocket: ovs.endpoint,
-      cacheDir: paths.cniCache,
-      agentHostConfig: paths.hostConfig,
-      ipam: { kubeconfig: cp.serviceAccountKubeconfig(FABRIK_NAMESPACE, 'fabrik-cni') },
-    });
+    // YAML as the fabrik-cni installer writes it: the plugin finds `agentHostSocket` on its own
+    // line without loading a YAML parser (deploy/base/config/cni-settings.yaml).
+    await mkdir(join(paths.cniSettings, '..'), { recursive: true });
+    await writeFile(
+      paths.cniSettings,
+      stringifyYaml({
+        ovsdbSocket: ovs.endpoint,
+        cacheDir: paths.cniCache,
+        agentHostConfig: paths.hostConfig,
+        agentHostSocket: paths.cniSocket,
+        ipam: { kubeconfig: cp.serviceAccountKubeconfig(FABRIK_NAMESPACE, 'fabrik-cni') },
+      }),
+    );
   } catch (e) {
     await ovs.stop();
     await frr.stop();
@@ -198,6 +228,13 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
         if (!isCommandError(e) || e.exitCode === null) throw e;
         return { code: e.exitCode, stdout: e.stdout, stderr: e.stderr };
       }
+    },
+    async cniAnswered(command) {
+      const { stdout } = await runInNetns(node.host, 'curl', [
+        '-sf',
+        `http://127.0.0.1${HOST_METRICS}/metrics`,
+      ]);
+      return cniRequestsOf(stdout, command);
     },
     async stop() {
       await Promise.all([agents.host.stop(), agents.netns.stop()]);
