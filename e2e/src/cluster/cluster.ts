@@ -11,6 +11,7 @@ import {
   type AuditedIpPool,
   type NodeInventory,
 } from '@fabrik/lab';
+import { netnsDel } from '@fabrik/netcore';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { expectNode, type AppliedObjects } from './explain.js';
 import { startNode, type NodeRuntime } from './node.js';
@@ -155,7 +156,11 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
   }
   const control = cp;
   undo.push(async () => {
-    for (const pod of [...pods].reverse()) await runtimeOf(pod.node).pods.remove(pod);
+    // The cluster goes as a whole: a Pod's veth goes with its netns, its OVS port with the node's
+    // Open vSwitch, its records and IPPool address with the run's directory and the API server.
+    // A CNI DEL per Pod here would only cost seconds of the lab kernel each (the clean delete is
+    // a check of its own).
+    for (const pod of pods) await netnsDel(pod.netns);
   });
   const runtimeOf = (node: ClusterNode) => runtimes.find((r) => r.node.id === node.id)!;
   const inventoryOf = (rt: NodeRuntime) =>

@@ -65,15 +65,25 @@ const DAEMONS = /^(?:\S*\/)?(?:zebra|bgpd|staticd|mgmtd|watchfrr|ovs-vswitchd|ov
 /**
  * Cumulative CPU time (ms) of the lab by group: this process (the orchestrator, with the API
  * server), the processes it ran and waited for (kubectl, cnitool and the plugins, vtysh, ip, the
- * agents' one-shot commands), the running agents with what they ran, FRR and OVS, the rest.
+ * agents' one-shot commands), each kind of running agent with what it ran (fabrik-ipam under
+ * agent-host on the CNI fast path, frr-reload.py and vtysh under agent-netns), FRR and OVS, the
+ * rest (processes still running, not yet waited for).
  */
 export async function labCpuByGroup(): Promise<Record<string, number>> {
-  const groups = { orchestrator: 0, 'its processes': 0, agents: 0, 'FRR+OVS': 0, other: 0 };
+  const groups = {
+    orchestrator: 0,
+    'its processes': 0,
+    'agent-host': 0,
+    'agent-netns': 0,
+    'FRR+OVS': 0,
+    other: 0,
+  };
   for (const p of await processCpu()) {
     if (p.pid === process.pid) {
       groups.orchestrator += p.selfMs;
       groups['its processes'] += p.childrenMs;
-    } else if (p.command.includes('/bin/fabrik-agent-')) groups.agents += p.selfMs + p.childrenMs;
+    } else if (p.command.includes('/bin/fabrik-agent-host')) groups['agent-host'] += p.selfMs + p.childrenMs;
+    else if (p.command.includes('/bin/fabrik-agent-netns')) groups['agent-netns'] += p.selfMs + p.childrenMs;
     else if (DAEMONS.test(p.command)) groups['FRR+OVS'] += p.selfMs + p.childrenMs;
     else groups.other += p.selfMs;
   }
