@@ -29,6 +29,7 @@ needs=(
   "mmdebstrap mmdebstrap"
   "/usr/bin/newuidmap uidmap"
   "unzip unzip"
+  "curl curl"
 )
 missing=()
 for n in "${needs[@]}"; do
