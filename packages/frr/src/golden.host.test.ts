@@ -47,7 +47,9 @@ describe.each(cases)('golden $name', ({ name, file }) => {
 });
 
 // Intents written for @fabrik/frr 0.1 render as they did then, apart from the fabric loop guard
-// (on by default since): __fixtures__/v0.1 holds 0.1's goldens.
+// (on by default since) and vrf-ibgp's VRF router IDs and route distinguishers (0.1 gave every
+// VRF the node's router ID, so no iBGP session between a VRF and the default VRF came up):
+// __fixtures__/v0.1 holds 0.1's goldens.
 describe.each(['full', 'l2-only', 'minimal'])('0.1 golden %s', (name) => {
   it.each(FRR_TEMPLATE_SETS)('[%s] is reproduced with fabricLoopGuard disabled', async (mode) => {
     const file = cases.find((c) => c.name === name)?.file ?? '';

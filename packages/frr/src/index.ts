@@ -21,7 +21,7 @@ export type {
   FrrPrefixRule,
   FrrUnderlayNeighbor,
 } from './intent.js';
-export { toFrrModel, frrObjectNames, vrfIbgpLinkNames } from './model.js';
+export { toFrrModel, frrObjectNames, vrfIbgpLinkNames, vrfIbgpRouterId } from './model.js';
 export type {
   FrrModel,
   FrrModelOptions,

@@ -99,7 +99,13 @@ export interface FrrVrfIpv6Model {
 export interface FrrVrfModel {
   readonly name: string;
   readonly asn: number;
+  /** The node's router ID; in vrf-ibgp the VRF's own ({@link vrfIbgpRouterId}). */
   readonly routerId: string;
+  /**
+   * `rd` in the VRF's l2vpn evpn family; null: FRR derives it from the router ID (netns). vrf-ibgp
+   * sets `<node router ID>:<vni>`, because its VRF router IDs are the same on every node.
+   */
+  readonly rd: string | null;
   /** The L3 VNI; null for an hbrVrf that is not declared in `vrfs` (local VRF without EVPN). */
   readonly vni: number | null;
   /** The route-target when import and export are one value; null otherwise. */
@@ -268,6 +274,20 @@ export function vrfIbgpLinkNames(vni: number): { defaultSide: string; vrfSide: s
   return { defaultSide: `ibd${vni}`, vrfSide: `ibv${vni}` };
 }
 
+/**
+ * The BGP router ID of a VRF's instance in template set vrf-ibgp: its L3 VNI written as an IPv4
+ * address (VNI 1001: `0.0.3.233`). The instances of one node peer with each other, so their IDs
+ * must differ: an iBGP OPEN carrying the receiver's own ID is refused (Bad BGP Identifier), and
+ * a route the default VRF reflects from one VRF to another is dropped by a receiver whose ID is
+ * the route's ORIGINATOR_ID.
+ */
+export function vrfIbgpRouterId(vni: number): string {
+  return [24, 16, 8, 0].map((shift) => (vni >>> shift) & 0xff).join('.');
+}
+
+/** Largest L3 VNI of vrf-ibgp: its route distinguisher `<router ID>:<vni>` holds 16 bits. */
+const VRF_IBGP_MAX_VNI = 65535;
+
 /** bfdd's defaults, which FRR leaves out of its running configuration. */
 const BFD_DEFAULTS = { minRx: 300, minTx: 300, multiplier: 3 } as const;
 
@@ -382,7 +402,7 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
     ]);
   }
   const ibgp = mode === 'vrf-ibgp';
-  if (ibgp) refuseWhatVrfIbgpCannotLeak(intent);
+  if (ibgp) refuseWhatVrfIbgpCannotExpress(intent);
   const byName = new Map(intent.vrfs.map((v) => [v.name, v]));
   const filters = new Filters();
   const tagOf = (vni: number) => `${intent.asn}:1:${vni}`;
@@ -439,7 +459,8 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
     return {
       name: vrf.name,
       asn: intent.asn,
-      routerId: intent.routerId,
+      routerId: ibgp ? vrfIbgpRouterId(vrf.vni) : intent.routerId,
+      rd: ibgp ? `${intent.routerId}:${vrf.vni}` : null,
       vni: vrf.vni,
       routeTarget,
       importRouteTargets,
@@ -544,10 +565,29 @@ function importSources(vrf: FrrVrfIntent): ImportSource[] {
   );
 }
 
-/** vrf-ibgp leaks IPv4 over iBGP sessions; what needs more is refused with the field's path. */
-function refuseWhatVrfIbgpCannotLeak(intent: FrrIntent): void {
+/**
+ * vrf-ibgp leaks IPv4 over iBGP sessions and names each VRF's instance by its VNI; what needs more
+ * is refused with the field's path.
+ */
+function refuseWhatVrfIbgpCannotExpress(intent: FrrIntent): void {
   const declared = new Set(intent.vrfs.map((v) => v.name));
   intent.vrfs.forEach((vrf, i) => {
+    if (vrf.vni > VRF_IBGP_MAX_VNI) {
+      throw new FrrIntentError([
+        {
+          path: `vrfs[${i}].vni`,
+          message: `template set vrf-ibgp takes L3 VNIs up to ${VRF_IBGP_MAX_VNI} (the VRF's route distinguisher is <routerId>:<vni>; use template set netns)`,
+        },
+      ]);
+    }
+    if (vrfIbgpRouterId(vrf.vni) === intent.routerId) {
+      throw new FrrIntentError([
+        {
+          path: 'routerId',
+          message: `must differ from ${intent.routerId}, the router ID template set vrf-ibgp gives VRF ${vrf.name}'s instance`,
+        },
+      ]);
+    }
     vrf.importVrfs.forEach((e, j) => {
       const name = typeof e === 'string' ? e : e.vrf;
       if (name === intent.hbrVrf && !declared.has(name)) {
@@ -699,6 +739,7 @@ function localVrf(intent: FrrIntent): FrrVrfModel {
     name: intent.hbrVrf,
     asn: intent.asn,
     routerId: intent.routerId,
+    rd: null,
     vni: null,
     routeTarget: null,
     importRouteTargets: [],

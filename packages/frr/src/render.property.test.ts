@@ -8,7 +8,12 @@ import { renderFrrConfig } from './render.js';
 // That FRR accepts the rendered text is render.property.host.test.ts's job.
 
 /** What a template set may refuse of a valid intent, by the path of the field. */
-const SET_REFUSALS = [/^vrfs\[\d+\]\.importVrfs\[\d+\]$/, /^vrfs\[\d+\]\.addressFamilies$/];
+const SET_REFUSALS = [
+  /^vrfs\[\d+\]\.importVrfs\[\d+\]$/,
+  /^vrfs\[\d+\]\.addressFamilies$/,
+  /^vrfs\[\d+\]\.vni$/,
+  /^routerId$/,
+];
 
 function renderOrRefusal(intent: FrrIntentInput, mode: (typeof FRR_TEMPLATE_SETS)[number]): string {
   try {

@@ -65,6 +65,45 @@ describe('toFrrModel', () => {
       expect((e as FrrIntentError).issues[0]?.path).toBe('vrfs[0].importVrfs[0]');
     }
   });
+  it('gives each VRF instance of vrf-ibgp a router ID of its own and the route distinguisher <routerId>:<vni>', () => {
+    const vrfs = [
+      { name: 'red', vni: 1001 },
+      { name: 'blue', vni: 65535 },
+    ];
+    const model = toFrrModel(parseFrrIntent({ ...intent, vrfs }), { mode: 'vrf-ibgp' });
+    const ids = model.vrfs.map((v) => [v.name, v.routerId, v.rd]);
+    expect(ids).toEqual([
+      ['blue', '0.0.255.255', '10.0.0.1:65535'],
+      ['red', '0.0.3.233', '10.0.0.1:1001'],
+    ]);
+    expect(model.routerId).toBe('10.0.0.1');
+    // netns: the node's router ID everywhere, FRR's own route distinguishers.
+    const netns = toFrrModel(parseFrrIntent({ ...intent, vrfs }), { mode: 'netns' });
+    expect(netns.vrfs.map((v) => [v.routerId, v.rd])).toEqual([
+      ['10.0.0.1', null],
+      ['10.0.0.1', null],
+    ]);
+  });
+  it('refuses in vrf-ibgp an L3 VNI its route distinguisher cannot hold, and a node router ID a VRF instance takes', () => {
+    const refusal = (input: FrrIntentInput) => {
+      try {
+        toFrrModel(parseFrrIntent(input), { mode: 'vrf-ibgp' });
+      } catch (e) {
+        return (e as FrrIntentError).issues[0];
+      }
+      return undefined;
+    };
+    expect(refusal({ ...intent, vrfs: [{ name: 'red', vni: 65536 }] })).toMatchObject({
+      path: 'vrfs[0].vni',
+      message: expect.stringContaining('up to 65535'),
+    });
+    expect(refusal({ ...intent, routerId: '0.0.3.233', vrfs: [{ name: 'red', vni: 1001 }] })).toMatchObject({
+      path: 'routerId',
+    });
+    expect(() =>
+      toFrrModel(parseFrrIntent({ ...intent, vrfs: [{ name: 'red', vni: 65536 }] }), { mode: 'netns' }),
+    ).not.toThrow();
+  });
   it('rejects an invalid hostname', () => {
     expect(() => renderFrrConfig(intent, { hostname: 'bad host' })).toThrow(
       /hostname: must be a valid host name/,
