@@ -20,7 +20,7 @@ import { planHost, reconcileHost, type HostAgentContext } from './host-agent.js'
 import { createJournalStore } from './journal.js';
 import { MIGRATION_STEPS } from './migration.js';
 import { connectOvsOnce } from './ovs-connection.js';
-import { relayedObjects } from './relay.js';
+import { relayPasswordDir, relayedIntent } from './relay.js';
 import { runAgent } from './run.js';
 
 const VERSION = (
@@ -124,7 +124,8 @@ process.exitCode = await runAgentCli(
           try {
             const { changes, notes } = await planHost(ctx, snapshot);
             if (config.relay) {
-              const text = formatIntentDocuments(relayedObjects(snapshot));
+              const relayed = relayedIntent(snapshot, relayPasswordDir(config.relay.intentFile));
+              const text = formatIntentDocuments(relayed.objects);
               const current = await readFile(config.relay.intentFile, 'utf8').catch(() => undefined);
               if (text !== current) changes.push(`# relay: write ${config.relay.intentFile}`);
             }

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@fabrik/agent-runtime';
+import { ConfigError, loadConfig, withSecretNamespace } from '@fabrik/agent-runtime';
 import { AgentHostConfig } from '@fabrik/api';
 
 /** agent-host's configuration with the node's name resolved (the file's, else env NODE_NAME). */
@@ -14,5 +14,6 @@ export async function loadHostConfig(
     throw new ConfigError(path, [
       { path: 'nodeName', message: 'required (in the file or as env NODE_NAME)' },
     ]);
-  return config as HostConfig;
+  // A Kubernetes source reads the Secrets of one namespace (the relay's BGPPeering passwords).
+  return { ...config, source: withSecretNamespace(config.source, env, path) } as HostConfig;
 }

@@ -15,7 +15,8 @@ export {
   routesThrough,
 } from './migration.js';
 export type { MigrationDecision, MigrationDecisions, MigrationStep } from './migration.js';
-export { relayedObjects } from './relay.js';
+export { relayedIntent, relayPasswordDir, PASSWORD_REVISION } from './relay.js';
+export type { RelayedIntent } from './relay.js';
 export { HOST_CONDITION, hostSection } from './status.js';
 export type { HostOutcome, HostSectionResult } from './status.js';
 export { hostDriftReason, ovsChangeReason } from './triggers.js';

@@ -1,12 +1,14 @@
-// agent-host's relay against the test API server: this node's VRF and Layer2Network objects land
-// in the file agent-netns reads (nodeSelectors applied, following the Node's labels), agent-netns's
+// agent-host's relay against the test API server: this node's VRF, Layer2Network and BGPPeering
+// objects land in the file agent-netns reads (nodeSelectors applied, following the Node's labels;
+// a BGPPeering's Secret password in a file of its own), agent-netns's
 // status file is published as the `netns` section of NodeNetworkStatus with its Node condition,
 // agent-host's own section and condition are written, and stopping leaves the file in place.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   API_VERSION,
+  BGP_PEERING_RESOURCE,
   LAYER2_NETWORK_RESOURCE,
   NODE_NETWORK_STATUS_RESOURCE,
   VRF_RESOURCE,
@@ -61,6 +63,12 @@ beforeAll(async () => {
     kind: 'Node',
     metadata: { name: NODE_NAME, labels: { rack: 'a' } },
   } as KubeObject);
+  // The namespace of the Secrets BGPPeerings name (agent-host's default: fabrik-system).
+  await customObjects(kc, { group: '', version: 'v1', plural: 'namespaces' }, Any).create({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'fabrik-system' },
+  } as KubeObject);
   const vrfs = customObjects(kc, gvr(VRF_RESOURCE), Any);
   const l2s = customObjects(kc, gvr(LAYER2_NETWORK_RESOURCE), Any);
   await vrfs.create(obj('VRF', 'red', { vni: 1001, nodeSelector: { matchLabels: { rack: 'a' } } }));
@@ -104,6 +112,55 @@ describe('the relay for the HBR container', () => {
     expect((await relayed()).names).toEqual(['Layer2Network/rack-b', 'Layer2Network/web', 'VRF/blue']);
     await customObjects(kc, gvr(LAYER2_NETWORK_RESOURCE), Any).delete('web');
     await until('web gone', async () => !(await relayed()).names.includes('Layer2Network/web'));
+  });
+
+  it("relays a BGPPeering with its Secret's password in a file of mode 0600, follows a rotation, never logs it", async () => {
+    const SECRETS = { group: '', version: 'v1', plural: 'secrets' };
+    const secret = (password: string) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'calico-bgp', namespace: 'fabrik-system' },
+        data: { password: Buffer.from(password).toString('base64') },
+      }) as KubeObject;
+    await customObjects(kc, SECRETS, Any).create(secret('s3cret-one'));
+    await customObjects(kc, gvr(BGP_PEERING_RESOURCE), Any).create(
+      obj('BGPPeering', 'calico', {
+        vrf: 'blue',
+        address: '10.2.0.50',
+        remoteAs: 64512,
+        passwordSecretRef: { name: 'calico-bgp' },
+      }),
+    );
+    const passwordFile = join(sb.dir, 'relay', 'bgp-passwords', 'calico');
+    const peering = async () =>
+      parseIntentDocuments(await readFile(intentFile, 'utf8'), {
+        where: 'intent',
+        nodeName: NODE_NAME,
+      }).objects.find((o) => o.kind === 'BGPPeering');
+    const relayedPeering = await until('the BGPPeering relayed', peering);
+    expect(relayedPeering.spec).toEqual({ vrf: 'blue', address: '10.2.0.50', remoteAs: 64512, passwordFile });
+    expect(await readFile(passwordFile, 'utf8')).toBe('s3cret-one');
+    expect((await stat(passwordFile)).mode & 0o777).toBe(0o600);
+    expect(await readFile(intentFile, 'utf8')).not.toContain('s3cret');
+
+    await customObjects(kc, SECRETS, Any).patch(
+      'calico-bgp',
+      { data: { password: Buffer.from('s3cret-two').toString('base64') } },
+      { type: 'merge', namespace: 'fabrik-system' },
+    );
+    await until('the rotated password', async () => (await readFile(passwordFile, 'utf8')) === 's3cret-two');
+    // The intent file changes too (the revision annotation): agent-netns reconciles and reads it.
+    await until(
+      'a new revision',
+      async () =>
+        (await peering())?.metadata.annotations?.['network.fabrik.dev/relayed-password-revision'] !==
+        relayedPeering.metadata.annotations?.['network.fabrik.dev/relayed-password-revision'],
+    );
+
+    await customObjects(kc, gvr(BGP_PEERING_RESOURCE), Any).delete('calico');
+    await until('the password file removed', async () => !(await stat(passwordFile).catch(() => undefined)));
+    expect(JSON.stringify(agent.logs)).not.toContain('s3cret');
   });
 
   it("publishes agent-netns's status file as the netns section and its Node condition, beside agent-host's own", async () => {

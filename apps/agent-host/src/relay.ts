@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { matchesLabelSelector } from '@fabrik/kube';
 import {
   formatIntentDocuments,
   watchFile,
+  writeFileAtomic,
   writeIntentFile,
   type FileWatch,
   type IntentObject,
@@ -10,24 +12,55 @@ import {
   type Logger,
   type StatusSink,
 } from '@fabrik/agent-runtime';
-import { parseNodeNetworkStatusSection, type NodeNetworkStatusSection } from '@fabrik/api';
+import {
+  DEFAULT_BGP_PASSWORD_KEY,
+  parseNodeNetworkStatusSection,
+  type NodeNetworkStatusSection,
+} from '@fabrik/api';
 
-// The relay for the HBR container, which holds no API credentials (seed 004): this node's VRF and
-// Layer2Network objects go into the file agent-netns reads, and agent-netns's status file comes
-// back as the `netns` section of NodeNetworkStatus. When agent-host stops, both files stay: the
-// HBR keeps routing on the last objects it was given.
+// The relay for the HBR container, which holds no API credentials (seed 004): this node's VRF,
+// Layer2Network and BGPPeering objects go into the file agent-netns reads, and agent-netns's
+// status file comes back as the `netns` section of NodeNetworkStatus. A BGPPeering's password
+// (passwordSecretRef) is resolved here and handed over as a file beside the intent file (mode
+// 0600), which the relayed BGPPeering names as its passwordFile: the relay directory is mounted at
+// the same path in both containers. When agent-host stops, the files stay: the HBR keeps routing
+// on the last objects it was given.
 
-const RELAYED_KINDS = new Set(['VRF', 'Layer2Network']);
+const RELAYED_KINDS = new Set(['VRF', 'Layer2Network', 'BGPPeering']);
 
 /**
- * The objects agent-netns gets (pure): VRFs and Layer2Networks whose nodeSelector matches this
- * node, in their CRD shape without server bookkeeping, plus a Node document with the node's labels
- * (so agent-netns applies the same selectors). An object whose selector cannot be evaluated (it is
- * invalid) is passed on: agent-netns refuses it and reports it in its status, naming the field.
+ * Annotation of a relayed BGPPeering whose password is relayed: its Secret's resourceVersion. It
+ * changes when the password does, which changes the intent file and so makes agent-netns
+ * reconcile and read the new password file.
  */
-export function relayedObjects(snapshot: IntentSnapshot): IntentObject[] {
+export const PASSWORD_REVISION = 'network.fabrik.dev/relayed-password-revision';
+
+/** Where the relay writes BGPPeerings' passwords: `bgp-passwords/` beside the intent file. */
+export const relayPasswordDir = (intentFile: string): string => join(dirname(intentFile), 'bgp-passwords');
+
+/** What the relay hands agent-netns: its objects, the password files they name, what could not be relayed. */
+export interface RelayedIntent {
+  readonly objects: IntentObject[];
+  /** Password file path -> password. Never logged. */
+  readonly passwords: ReadonlyMap<string, string>;
+  /** `BGPPeering NAME: field: why`, for agent-host's status. */
+  readonly problems: string[];
+}
+
+/**
+ * What agent-netns gets (pure): VRFs, Layer2Networks and BGPPeerings whose nodeSelector matches
+ * this node, in their CRD shape without server bookkeeping, plus a Node document with the node's
+ * labels (so agent-netns applies the same selectors). An object whose selector cannot be evaluated
+ * (it is invalid) is passed on: agent-netns refuses it and reports it in its status, naming the
+ * field. A BGPPeering's passwordSecretRef becomes a passwordFile in `passwordDir`; one whose Secret
+ * cannot be read is passed on as it is (agent-netns skips it, naming spec.passwordSecretRef); one
+ * naming a passwordFile is not relayed (a cluster object may not name files of the node).
+ */
+export function relayedIntent(snapshot: IntentSnapshot, passwordDir: string): RelayedIntent {
   const labels = snapshot.node?.labels ?? {};
-  const out: IntentObject[] = [];
+  const objects: IntentObject[] = [];
+  const passwords = new Map<string, string>();
+  const problems: string[] = [];
   const sorted = [...snapshot.objects]
     .filter((o) => RELAYED_KINDS.has(o.kind))
     .sort((a, b) => (a.kind + a.metadata.name < b.kind + b.metadata.name ? -1 : 1));
@@ -42,9 +75,27 @@ export function relayedObjects(snapshot: IntentSnapshot): IntentObject[] {
       scheduled = true;
     }
     if (!scheduled) continue;
-    const { name, labels: objectLabels, annotations, generation } = o.metadata;
+    let spec = o.spec;
+    let revision: string | undefined;
+    if (o.kind === 'BGPPeering') {
+      const peering = withPasswordFile(o, snapshot, passwordDir);
+      if ('problem' in peering) {
+        problems.push(`BGPPeering ${o.metadata.name}: ${peering.problem}`);
+        continue;
+      }
+      spec = peering.spec;
+      if (peering.password !== undefined) {
+        passwords.set(peering.path, peering.password);
+        revision = peering.revision;
+      }
+    }
+    const { name, labels: objectLabels, generation } = o.metadata;
     const created = (o.metadata as { creationTimestamp?: unknown }).creationTimestamp;
-    out.push({
+    const annotations =
+      revision === undefined
+        ? o.metadata.annotations
+        : { ...o.metadata.annotations, [PASSWORD_REVISION]: revision };
+    objects.push({
       apiVersion: o.apiVersion,
       kind: o.kind,
       metadata: {
@@ -55,16 +106,36 @@ export function relayedObjects(snapshot: IntentSnapshot): IntentObject[] {
         // Conflicts between objects are decided by age: keep it.
         ...(typeof created === 'string' ? { creationTimestamp: created } : {}),
       } as IntentObject['metadata'],
-      ...(o.spec !== undefined ? { spec: o.spec } : {}),
+      ...(spec !== undefined ? { spec } : {}),
     });
   }
   if (snapshot.node)
-    out.push({
+    objects.push({
       apiVersion: 'v1',
       kind: 'Node',
       metadata: { name: snapshot.node.name, labels: snapshot.node.labels },
     });
-  return out;
+  return { objects, passwords, problems };
+}
+
+/** A BGPPeering's spec as relayed: its Secret's password moved into a file of `passwordDir`. */
+function withPasswordFile(
+  peering: IntentObject,
+  snapshot: IntentSnapshot,
+  passwordDir: string,
+): { spec: unknown; path: string; password?: string; revision?: string } | { problem: string } {
+  const spec = (peering.spec ?? {}) as Record<string, unknown>;
+  if (spec['passwordFile'] !== undefined)
+    return { problem: 'spec.passwordFile: a BGPPeering from the cluster may not name files of the node' };
+  const ref = spec['passwordSecretRef'] as { name?: unknown; key?: unknown } | undefined;
+  if (ref === undefined || typeof ref.name !== 'string') return { spec: peering.spec, path: '' };
+  const key = typeof ref.key === 'string' ? ref.key : DEFAULT_BGP_PASSWORD_KEY;
+  const password = snapshot.secrets?.get(ref.name)?.[key];
+  if (password === undefined) return { spec: peering.spec, path: '' };
+  const path = join(passwordDir, peering.metadata.name);
+  const { passwordSecretRef: _resolved, ...rest } = spec;
+  const revision = snapshot.secrets?.revision(ref.name) ?? '';
+  return { spec: { ...rest, passwordFile: path }, path, password, revision };
 }
 
 export interface RelayOptions {
@@ -78,8 +149,11 @@ export interface RelayOptions {
 }
 
 export interface Relay {
-  /** Writes this node's objects atomically when they changed; resolves whether the file changed. */
-  writeIntent(snapshot: IntentSnapshot): Promise<boolean>;
+  /**
+   * Writes this node's objects (and the password files they name) atomically when they changed;
+   * resolves whether the intent file changed and what could not be relayed.
+   */
+  writeIntent(snapshot: IntentSnapshot): Promise<{ changed: boolean; problems: string[] }>;
   /** Starts publishing agent-netns's status file. */
   start(): Promise<void>;
   stop(): void;
@@ -88,6 +162,8 @@ export interface Relay {
 export function createRelay(options: RelayOptions): Relay {
   const { logger } = options;
   const retry = options.retry ?? { initialMs: 500, maxMs: 30_000 };
+  const passwordDir = relayPasswordDir(options.intentFile);
+  let writtenPasswords: ReadonlyMap<string, string> | undefined;
   let written: string | undefined;
   let watch: FileWatch | undefined;
   let pending: NodeNetworkStatusSection | undefined;
@@ -139,14 +215,20 @@ export function createRelay(options: RelayOptions): Relay {
 
   return {
     async writeIntent(snapshot) {
-      const objects = relayedObjects(snapshot);
+      const { objects, passwords, problems } = relayedIntent(snapshot, passwordDir);
+      // Passwords first: the intent that names a file is written once the file is there.
+      const passwordsChanged = await writePasswords(passwordDir, passwords, writtenPasswords);
+      writtenPasswords = passwords;
       const text = formatIntentDocuments(objects);
       written ??= await readFile(options.intentFile, 'utf8').catch(() => undefined);
-      if (text === written) return false;
+      if (text === written && !passwordsChanged) return { changed: false, problems };
       await writeIntentFile(options.intentFile, objects);
       written = text;
-      logger.info({ file: options.intentFile, objects: objects.length }, 'relay: intent file written');
-      return true;
+      logger.info(
+        { file: options.intentFile, objects: objects.length, passwordFiles: passwords.size },
+        'relay: intent file written',
+      );
+      return { changed: true, problems };
     },
     async start() {
       if (!options.netnsStatus) {
@@ -166,4 +248,30 @@ export function createRelay(options: RelayOptions): Relay {
       if (retryTimer) clearTimeout(retryTimer);
     },
   };
+}
+
+/**
+ * Makes `dir` hold exactly the password files of `passwords` (mode 0600, written atomically);
+ * `previous` is what the last call wrote (undefined at start: every file is written). Resolves
+ * whether any file was written or removed.
+ */
+async function writePasswords(
+  dir: string,
+  passwords: ReadonlyMap<string, string>,
+  previous: ReadonlyMap<string, string> | undefined,
+): Promise<boolean> {
+  let changed = false;
+  if (passwords.size > 0) await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const [path, password] of passwords) {
+    if (previous?.get(path) === password) continue;
+    await writeFileAtomic(path, password, { mode: 0o600 });
+    changed = true;
+  }
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (passwords.has(join(dir, name))) continue;
+    await rm(join(dir, name), { force: true });
+    changed = true;
+  }
+  return changed;
 }

@@ -13,6 +13,7 @@ import {
 } from '@fabrik/agent-runtime';
 import { createKubernetesSource, createNodeStatusSink } from '@fabrik/agent-runtime/kubernetes';
 import {
+  BGP_PEERING_RESOURCE,
   LAYER2_NETWORK_RESOURCE,
   NODE_NETWORK_STATUS_RESOURCE,
   VRF_RESOURCE,
@@ -41,6 +42,8 @@ const KINDS = [
   { kind: 'VRF', resource: VRF_RESOURCE },
   { kind: 'Layer2Network', resource: LAYER2_NETWORK_RESOURCE },
 ];
+/** With a relay, BGPPeerings too: agent-host passes them (and their passwords) on to agent-netns. */
+const RELAY_KINDS = [...KINDS, { kind: 'BGPPeering', resource: BGP_PEERING_RESOURCE }];
 
 /** The node's section of NodeNetworkStatus (and Node condition), or a file when there is no cluster. */
 function statusSinks(
@@ -88,11 +91,21 @@ export async function runAgent(
     config.source.kind === 'kubernetes'
       ? loadKubeConfig({ kubeconfig: config.source.kubeconfig }).kc
       : undefined;
+  const kinds = config.relay ? RELAY_KINDS : KINDS;
+  // The relay resolves BGPPeerings' passwords: the Secrets of one namespace (loadHostConfig's).
+  const secretNamespace =
+    config.relay && config.source.kind === 'kubernetes' ? config.source.secretNamespace : undefined;
   const source: IntentSource = kc
-    ? createKubernetesSource({ kc, nodeName: config.nodeName, kinds: KINDS, log: logger })
+    ? createKubernetesSource({
+        kc,
+        nodeName: config.nodeName,
+        kinds,
+        ...(secretNamespace !== undefined ? { secretNamespace } : {}),
+        log: logger,
+      })
     : createFileSource({
         path: (config.source as { path: string }).path,
-        kinds: KINDS.map((k) => k.kind),
+        kinds: kinds.map((k) => k.kind),
         nodeName: config.nodeName,
         onError: (e) => logger.warn({ err: e }, 'intent file: read failed'),
       });
@@ -191,11 +204,14 @@ export async function runAgent(
   const reconcile = async ({ snapshot, signal }: ReconcileRequest): Promise<ReconcileOutcome> => {
     const relayProblems: string[] = [];
     if (relay)
-      await relay.writeIntent(snapshot).catch((e: unknown) => {
-        relayProblems.push(
-          `relay: writing ${config.relay?.intentFile}: ${e instanceof Error ? e.message : String(e)}`,
-        );
-      });
+      await relay.writeIntent(snapshot).then(
+        ({ problems }) => relayProblems.push(...problems.map((p) => `relay: ${p}`)),
+        (e: unknown) => {
+          relayProblems.push(
+            `relay: writing ${config.relay?.intentFile}: ${e instanceof Error ? e.message : String(e)}`,
+          );
+        },
+      );
     try {
       const pass = await reconcileHost(ctx, snapshot, { signal });
       watched = pass.watched;

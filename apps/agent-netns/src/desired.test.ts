@@ -237,6 +237,7 @@ describe('desiredNode with the VRF fields of issue 18 and BGPPeerings', () => {
   const secrets = {
     where: 'namespace fabrik-system',
     get: (name: string) => (name === 'calico' ? { password: 's3cret' } : undefined),
+    revision: (name: string) => (name === 'calico' ? '7' : undefined),
   };
   const objects = [
     vrf('red', {

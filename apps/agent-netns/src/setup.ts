@@ -12,6 +12,7 @@ import {
   createFileSource,
   createStatusFile,
   loadConfig,
+  withSecretNamespace,
   type IntentSource,
   type StatusSink,
 } from '@fabrik/agent-runtime';
@@ -45,7 +46,8 @@ export async function loadNetnsConfig(
       { path: 'nodeName', message: 'required (or set the environment variable NODE_NAME)' },
     ]);
   frrTarget(config, path);
-  return { ...config, nodeName: config.nodeName };
+  // A Kubernetes source reads the Secrets of one namespace (BGPPeering's passwordSecretRef).
+  return { ...config, source: withSecretNamespace(config.source, env, path), nodeName: config.nodeName };
 }
 
 /**
@@ -115,6 +117,7 @@ export async function wiringOf(config: NetnsConfig, log: KubeLogger): Promise<Wi
       kc,
       nodeName: config.nodeName,
       kinds: INTENT_KINDS.map((k) => ({ kind: k.kind, resource: gvr(k.resource) })),
+      ...(source.secretNamespace !== undefined ? { secretNamespace: source.secretNamespace } : {}),
       log,
     }),
     status: createNodeStatusSink<NodeNetworkStatusSection>({

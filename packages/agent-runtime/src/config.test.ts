@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseConfigText } from './config.js';
+import type { IntentSource } from '@fabrik/api';
+import { parseConfigText, withSecretNamespace } from './config.js';
 import { isConfigError, type ConfigError } from './errors.js';
 
 const Schema = z
@@ -75,5 +76,31 @@ describe('parseConfigText', () => {
   it('refuses duplicate keys (a YAML mistake that would silently drop a value)', () => {
     const e = configError(() => parseConfigText('nodeName: a\nnodeName: b\n', 'dup.yaml', Schema));
     expect(e.issues[0]?.path).toBe('(file)');
+  });
+});
+
+describe('withSecretNamespace', () => {
+  const kube: IntentSource = { kind: 'kubernetes' };
+  const namespaceOf = (source: IntentSource) =>
+    source.kind === 'kubernetes' ? source.secretNamespace : undefined;
+  it("takes the config's namespace, else env POD_NAMESPACE, else fabrik-system", () => {
+    expect(withSecretNamespace({ ...kube, secretNamespace: 'bgp' }, { POD_NAMESPACE: 'x' }, 'f')).toEqual({
+      ...kube,
+      secretNamespace: 'bgp',
+    });
+    expect(namespaceOf(withSecretNamespace(kube, { POD_NAMESPACE: 'fabrik' }, 'f'))).toBe('fabrik');
+    expect(namespaceOf(withSecretNamespace(kube, {}, 'f'))).toBe('fabrik-system');
+    expect(namespaceOf(withSecretNamespace(kube, { POD_NAMESPACE: '' }, 'f'))).toBe('fabrik-system');
+  });
+  it('leaves a file source as it is (it reads no Secrets)', () => {
+    const file = { kind: 'file' as const, path: '/run/intent.yaml' };
+    expect(withSecretNamespace(file, { POD_NAMESPACE: 'fabrik' }, 'f')).toBe(file);
+  });
+  it('refuses a POD_NAMESPACE that is no namespace name, naming the field', () => {
+    const e = configError(() => withSecretNamespace(kube, { POD_NAMESPACE: 'Bad_NS' }, '/etc/a.yaml'));
+    expect(e.file).toBe('/etc/a.yaml');
+    expect(e.issues).toEqual([
+      { path: 'source.secretNamespace', message: expect.stringContaining('env POD_NAMESPACE') },
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { DEFAULT_SECRET_NAMESPACE, NamespaceName, type IntentSource } from '@fabrik/api';
 import { ConfigError, fieldPath } from './errors.js';
 
 export interface LoadConfigOptions {
@@ -92,4 +93,31 @@ function setIfAbsent(node: Record<string, unknown>, keys: readonly string[], val
   const next = node[key];
   if (typeof next === 'object' && next !== null && !Array.isArray(next))
     setIfAbsent(next as Record<string, unknown>, rest, value);
+}
+
+/**
+ * `source` with the namespace of the Secrets a Kubernetes source reads (BGPPeering's
+ * passwordSecretRef) filled in: the config's `source.secretNamespace`, else env POD_NAMESPACE (the
+ * agent's own namespace, from the Downward API), else `fabrik-system`. A file source is returned
+ * as it is (it reads no Secrets). Throws {@link ConfigError} naming `file` when POD_NAMESPACE is
+ * no namespace name.
+ */
+export function withSecretNamespace<S extends IntentSource>(
+  source: S,
+  env: NodeJS.ProcessEnv,
+  file: string,
+): S {
+  if (source.kind !== 'kubernetes' || source.secretNamespace !== undefined) return source;
+  const fromEnv = env['POD_NAMESPACE'];
+  if (fromEnv === undefined || fromEnv === '')
+    return { ...source, secretNamespace: DEFAULT_SECRET_NAMESPACE };
+  const parsed = NamespaceName.safeParse(fromEnv);
+  if (!parsed.success)
+    throw new ConfigError(file, [
+      {
+        path: 'source.secretNamespace',
+        message: `absent, and env POD_NAMESPACE ${parsed.error.issues[0]?.message ?? 'is no namespace name'}`,
+      },
+    ]);
+  return { ...source, secretNamespace: parsed.data };
 }

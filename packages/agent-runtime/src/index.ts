@@ -1,6 +1,6 @@
 export { ConfigError, InvalidInputError, isConfigError, isInvalidInputError, fieldPath } from './errors.js';
 export type { FieldIssue } from './errors.js';
-export { loadConfig, parseConfigText } from './config.js';
+export { loadConfig, parseConfigText, withSecretNamespace } from './config.js';
 export type { LoadConfigOptions } from './config.js';
 export { objectRef } from './intent.js';
 export type {

@@ -43,6 +43,11 @@ export interface SecretReader {
   readonly where: string;
   /** The Secret's data, decoded (key -> value); undefined when there is no such Secret. */
   get(name: string): Readonly<Record<string, string>> | undefined;
+  /**
+   * A value that changes whenever the Secret does (its resourceVersion): lets a consumer say "the
+   * password changed" without handling the password. Undefined when there is no such Secret.
+   */
+  revision(name: string): string | undefined;
 }
 
 /** Everything a source knows right now. */

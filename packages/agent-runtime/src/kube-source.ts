@@ -38,7 +38,7 @@ const SECRETS = { group: '', version: 'v1', plural: 'secrets' } as const;
 
 /** A Secret as the source keeps it: its name and its data, decoded. */
 interface SecretData {
-  readonly metadata: { readonly name: string };
+  readonly metadata: { readonly name: string; readonly resourceVersion: string };
   readonly data: Readonly<Record<string, string>>;
 }
 
@@ -146,8 +146,9 @@ function intentObjectParser(kind: string, apiVersion: string): (raw: unknown) =>
 
 /** A Secret's data, base64-decoded; its other fields (type, annotations) are not kept. */
 function parseSecret(raw: unknown): SecretData {
-  const o = raw as { metadata?: { name?: unknown }; data?: unknown } | null;
+  const o = raw as { metadata?: { name?: unknown; resourceVersion?: unknown }; data?: unknown } | null;
   if (typeof o?.metadata?.name !== 'string') throw new Error('metadata.name: required');
+  const resourceVersion = typeof o.metadata.resourceVersion === 'string' ? o.metadata.resourceVersion : '';
   const data: Record<string, string> = {};
   if (o.data !== undefined && o.data !== null) {
     if (typeof o.data !== 'object') throw new Error('data: must be a map');
@@ -156,13 +157,17 @@ function parseSecret(raw: unknown): SecretData {
       data[key] = Buffer.from(value, 'base64').toString('utf8');
     }
   }
-  return { metadata: { name: o.metadata.name }, data };
+  return { metadata: { name: o.metadata.name, resourceVersion }, data };
 }
 
 /** The Secrets of the snapshot: what the informer holds at the moment of the snapshot. */
 function secretReader(informer: Informer<SecretData>, namespace: string): SecretReader {
-  const byName = new Map(informer.list().map((s) => [s.metadata.name, s.data]));
-  return { where: `namespace ${namespace}`, get: (name) => byName.get(name) };
+  const byName = new Map(informer.list().map((s) => [s.metadata.name, s]));
+  return {
+    where: `namespace ${namespace}`,
+    get: (name) => byName.get(name)?.data,
+    revision: (name) => byName.get(name)?.metadata.resourceVersion,
+  };
 }
 
 function sortedLabels(labels: Record<string, string> | undefined): [string, string][] {

@@ -174,12 +174,15 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
     });
     afterAll(() => source.stop());
 
+    let firstRevision: string | undefined;
     it("offers the namespace's Secrets, decoded, and no other namespace's", async () => {
       await until(() => source.hasSynced());
       const secrets = source.snapshot().secrets;
       expect(secrets?.where).toBe('namespace fabrik-system');
       expect(secrets?.get('red-bgp')).toEqual({ password: 's3cret' });
       expect(secrets?.get('other')).toBeUndefined();
+      firstRevision = secrets?.revision('red-bgp');
+      expect(firstRevision).toMatch(/^\d+$/);
     });
 
     it('follows a rotated password', async () => {
@@ -189,6 +192,7 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
         { type: 'merge', namespace: 'fabrik-system' },
       );
       await until(() => source.snapshot().secrets?.get('red-bgp')?.password === 'n3w');
+      expect(source.snapshot().secrets?.revision('red-bgp')).not.toBe(firstRevision);
       expect(reasons).toContain('Secret fabrik-system/red-bgp changed');
     });
 

@@ -20,6 +20,7 @@ export { withRules, CEL_VALIDATIONS } from './rules.js';
 export type { ObjectRule, CelValidation } from './rules.js';
 export {
   ObjectName,
+  NamespaceName,
   LabelKey,
   LabelValue,
   Timestamp,
@@ -112,7 +113,13 @@ export { toStructuralSchema, StructuralSchemaError } from './crd/structural.js';
 export type { JsonSchema } from './crd/structural.js';
 export { customResourceDefinition, openApiSchemaOf } from './crd/custom-resource-definition.js';
 export type { CustomResourceDefinition } from './crd/custom-resource-definition.js';
-export { AbsolutePath, ListenAddress, IntentSource, StartupTaint } from './config/common.js';
+export {
+  AbsolutePath,
+  ListenAddress,
+  IntentSource,
+  StartupTaint,
+  DEFAULT_SECRET_NAMESPACE,
+} from './config/common.js';
 export {
   AGENT_NETNS_CONFIG_PATH,
   AGENT_NETNS_MODES,

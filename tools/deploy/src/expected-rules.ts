@@ -3,8 +3,9 @@
 // grants beyond these, or lacks, shows as a failing diff (tools/deploy/src/rbac.host.test.ts).
 // Derived from the calls the code makes:
 //   - the Kubernetes intent source (@fabrik/agent-runtime over @fabrik/kube startInformer,
-//     startNodeInformer): list + watch of its kinds (agent-netns: also bgppeerings), list +
-//     watch of its Node by field selector;
+//     startNodeInformer): list + watch of its kinds (VRFs, Layer2Networks, BGPPeerings), list +
+//     watch of its Node by field selector, list + watch of the Secrets of its secretNamespace
+//     (fabrik-system: BGPPeerings' passwords);
 //   - the node status sink: createStatusWriter (get, create when missing, merge patch of /status),
 //     nodeOwnerReference (get node), patchNodeCondition (get node, patch nodes/status),
 //     removeNodeTaint (get node, patch node);
@@ -29,6 +30,10 @@ const nodeAgent = (): Grant[] => [
   grant('*', 'network.fabrik.dev', 'vrfs', 'watch'),
   grant('*', 'network.fabrik.dev', 'layer2networks', 'list'),
   grant('*', 'network.fabrik.dev', 'layer2networks', 'watch'),
+  grant('*', 'network.fabrik.dev', 'bgppeerings', 'list'),
+  grant('*', 'network.fabrik.dev', 'bgppeerings', 'watch'),
+  grant('fabrik-system', '', 'secrets', 'list'),
+  grant('fabrik-system', '', 'secrets', 'watch'),
   grant('*', 'network.fabrik.dev', 'nodenetworkstatuses', 'get'),
   grant('*', 'network.fabrik.dev', 'nodenetworkstatuses', 'create'),
   grant('*', 'network.fabrik.dev', 'nodenetworkstatuses/status', 'patch'),
@@ -50,12 +55,8 @@ export const EXPECTED_GRANTS: Record<string, Record<string, Grant[]>> = {
     'fabrik-cni': ipam(),
   },
   'deploy/overlays/netns-kubernetes-source': {
-    // agent-netns also turns BGPPeerings into its VRFs' BGP peers (agent-host does not relay them).
-    'fabrik-hbr': [
-      ...nodeAgent(),
-      grant('*', 'network.fabrik.dev', 'bgppeerings', 'list'),
-      grant('*', 'network.fabrik.dev', 'bgppeerings', 'watch'),
-    ],
+    // agent-netns watching the API itself: what agent-host's relay does for it otherwise.
+    'fabrik-hbr': nodeAgent(),
   },
 };
 

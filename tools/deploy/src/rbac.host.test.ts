@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
 import {
+  BGP_PEERING_RESOURCE,
   IP_POOL_RESOURCE,
   LAYER2_NETWORK_RESOURCE,
   NODE_NETWORK_STATUS_RESOURCE,
@@ -102,6 +103,12 @@ beforeAll(async () => {
     spec: { subnetInfo: { gateway: '10.9.0.1', prefixLength: 24 }, ipRanges: [{ cidr: '10.9.0.0/25' }] },
   });
   await applyRbacOf('deploy/base');
+  await customObjects(admin, { group: '', version: 'v1', plural: 'secrets' }, anyObject).create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'bgp-password', namespace: 'fabrik-system' },
+    data: { password: Buffer.from('s3cret').toString('base64') },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -152,7 +159,9 @@ async function exerciseNodeAgent(kc: KubeConfig, section: string, conditionType:
     kinds: [
       { kind: 'VRF', resource: gvr(VRF_RESOURCE) },
       { kind: 'Layer2Network', resource: gvr(LAYER2_NETWORK_RESOURCE) },
+      { kind: 'BGPPeering', resource: gvr(BGP_PEERING_RESOURCE) },
     ],
+    secretNamespace: 'fabrik-system',
   });
   const changes: string[] = [];
   await source.start((reason) => changes.push(reason));
@@ -160,6 +169,8 @@ async function exerciseNodeAgent(kc: KubeConfig, section: string, conditionType:
     await expect.poll(() => source.hasSynced(), { timeout: 10_000 }).toBe(true);
     expect(source.snapshot().objects.map((o) => o.metadata.name)).toContain('red');
     expect(source.snapshot().problems).toEqual([]);
+    // BGPPeerings' passwords: the Secrets of fabrik-system.
+    expect(source.snapshot().secrets?.get('bgp-password')).toEqual({ password: 's3cret' });
     // The watches are allowed too: an object created now arrives through them.
     const name = `blue-${section}`;
     await customObjects(admin, gvr(VRF_RESOURCE), anyObject).create({
@@ -241,11 +252,11 @@ async function exerciseNodeAgent(kc: KubeConfig, section: string, conditionType:
   await expectForbidden(customObjects(kc, gvr(VRF_RESOURCE), anyObject).delete('red'));
   // (agent-host may get an IPPool for fabrik-ipam's in-process calls, see exerciseIpam; no agent lists them)
   await expectForbidden(customObjects(kc, gvr(IP_POOL_RESOURCE), anyObject).list());
-  await expectForbidden(
-    customObjects(kc, { group: '', version: 'v1', plural: 'secrets' }, anyObject).list({
-      namespace: 'fabrik-system',
-    }),
-  );
+  // Secrets of any other namespace, and reading one Secret by name, stay refused.
+  const secrets = customObjects(kc, { group: '', version: 'v1', plural: 'secrets' }, anyObject);
+  await expectForbidden(secrets.list({ namespace: 'default' }));
+  await expectForbidden(secrets.list());
+  await expectForbidden(secrets.get('bgp-password', 'fabrik-system'));
   await expectForbidden(customObjects(kc, NODES, anyObject).delete(NODE));
   await expectForbidden(
     customObjects(kc, { group: '', version: 'v1', plural: 'events' }, anyObject).list({

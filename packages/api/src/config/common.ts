@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LabelKey, LabelValue, ObjectName } from '../kube/meta.js';
+import { LabelKey, LabelValue, NamespaceName, ObjectName } from '../kube/meta.js';
 
 // Fields both agents' config files share (the daemon skeleton in @fabrik/agent-runtime reads them).
 
@@ -26,6 +26,12 @@ export const IntentSource = z.discriminatedUnion('kind', [
       kind: z.literal('kubernetes'),
       /** Absent: the in-cluster service account, else $KUBECONFIG, else ~/.kube/config. */
       kubeconfig: AbsolutePath.optional(),
+      /**
+       * The namespace of the Secrets BGPPeerings name (`passwordSecretRef`): the agent lists and
+       * watches the Secrets of this namespace only. Absent: env POD_NAMESPACE (the agent's own
+       * namespace), else `fabrik-system` (DEFAULT_SECRET_NAMESPACE).
+       */
+      secretNamespace: NamespaceName.optional(),
     })
     .strict(),
   z
@@ -37,6 +43,9 @@ export const IntentSource = z.discriminatedUnion('kind', [
     .strict(),
 ]);
 export type IntentSource = z.infer<typeof IntentSource>;
+
+/** Where the agents' Secrets live when neither the config nor env POD_NAMESPACE says (agent-runtime's withSecretNamespace). */
+export const DEFAULT_SECRET_NAMESPACE = 'fabrik-system';
 
 /** A taint on the agent's Node that the agent removes once its node is ready. */
 export const StartupTaint = z

@@ -22,6 +22,15 @@ export const ObjectName = z
     'must be lower case letters, digits, "-" and ".", starting and ending with a letter or digit',
   );
 
+/** A namespace name: a DNS label (RFC 1123) of at most 63 characters. */
+export const NamespaceName = z
+  .string()
+  .max(63)
+  .regex(
+    new RegExp(`^${DNS_LABEL}$`),
+    'must be lower case letters, digits and "-", starting and ending with a letter or digit (at most 63)',
+  );
+
 /** A label key: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */
 export const LabelKey = z
   .string()
