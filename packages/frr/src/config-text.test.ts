@@ -3,6 +3,7 @@ import {
   expectedL3Vnis,
   frrMessage,
   newVrfBlocksOnly,
+  droppedVrfVniCommands,
   parseReloadTest,
   splitConfigBlocks,
   withVrfBlocksOf,
@@ -121,6 +122,19 @@ describe('two-pass apply', () => {
   it('applies vrf blocks that are all new as plain additions', () => {
     const config = 'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\nvrf green\n vni 1003\nexit-vrf\n!\n';
     expect(newVrfBlocksOnly(running, config)).toBe('vrf green\n vni 1003\nexit-vrf\n!\n');
+  });
+  it('takes the L3 VNI off a vrf block the new config drops, before anything else', () => {
+    // running: vrf red (vni 1001) and vrf old (vni 7); the new config keeps red only.
+    expect(droppedVrfVniCommands(running, 'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\n')).toBe(
+      'vrf old\n no vni 7\nexit-vrf\n!\n',
+    );
+    expect(
+      droppedVrfVniCommands(
+        running,
+        'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\nvrf old\nexit-vrf\n!\n',
+      ),
+    ).toBeNull();
+    expect(droppedVrfVniCommands('hostname h\n!\nvrf plain\nexit-vrf\n!\n', 'hostname h\n!\n')).toBeNull();
   });
   it('leaves a changed vrf block to frr-reload.py', () => {
     const config =

@@ -71,6 +71,28 @@ export function newVrfBlocksOnly(running: string, config: string): string | null
   return `${differing.map(text).join('\n!\n')}\n!\n`;
 }
 
+/**
+ * vtysh commands that take the L3 VNI off every running `vrf` block that `config` drops
+ * (`vrf X` / ` no vni N` / `exit-vrf`); null when it drops none with a VNI. bgpd refuses to delete
+ * a VRF's BGP instance while zebra maps an L3 VNI to the VRF ("Please unconfigure l3vni N"), and
+ * frr-reload.py removes `router bgp ASN vrf X` before the `vrf X` block: the VNI goes first.
+ */
+export function droppedVrfVniCommands(running: string, config: string): string | null {
+  const isVrf = (b: readonly string[]) => /^vrf \S+$/.test(b[0] ?? '');
+  const wanted = new Set(
+    splitConfigBlocks(config)
+      .filter(isVrf)
+      .map((b) => b[0]),
+  );
+  const commands = splitConfigBlocks(running)
+    .filter((b) => isVrf(b) && !wanted.has(b[0]))
+    .flatMap((b) => {
+      const vni = b.map((l) => /^ vni (\d+)/.exec(l)?.[1]).find((v) => v !== undefined);
+      return vni === undefined ? [] : [`${b[0]}\n no vni ${vni}\nexit-vrf`];
+    });
+  return commands.length === 0 ? null : `${commands.join('\n!\n')}\n!\n`;
+}
+
 /** The L3 VNI of every `vrf NAME` block of a configuration. */
 export function expectedL3Vnis(config: string): { vrf: string; vni: number }[] {
   const out: { vrf: string; vni: number }[] = [];

@@ -1,8 +1,9 @@
-import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { FabrikError, errorGuard, isCommandError, validateNetnsName, withFileLock } from '@fabrik/netcore';
 import {
+  droppedVrfVniCommands,
   expectedL3Vnis,
   frrMessage,
   newVrfBlocksOnly,
@@ -191,11 +192,26 @@ async function readLastApplied(file: string): Promise<LastApplied | undefined> {
   }
 }
 
+/** What a reload writes beside frr.conf for a moment: its passes' files and writeFileAtomic's temporary files. */
+const RELOAD_TEMP_FILE = /^\.(fabrik-(vnis|vrfs|restore)-[0-9a-f]{8}\.conf|[0-9a-f]{12}\.tmp)$/;
+
+/**
+ * Removes the temporary files of a reload that was killed (SIGKILL skips its cleanup). Called
+ * holding the pathspace's reload lock, so no other reload is writing them.
+ */
+async function removeStaleReloadFiles(configDir: string): Promise<void> {
+  const names = await readdir(configDir).catch(() => [] as string[]);
+  await Promise.all(
+    names.filter((n) => RELOAD_TEMP_FILE.test(n)).map((n) => rm(join(configDir, n), { force: true })),
+  );
+}
+
 async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const configDir = options.configDir ?? join('/etc/frr', options.pathspace);
   const file = options.file ?? join(configDir, 'frr.conf');
   if (options.config === undefined && options.file === undefined)
     throw new TypeError('reloadFrr: give config or file');
+  await removeStaleReloadFiles(configDir);
   if (options.config !== undefined) await writeFileAtomic(file, options.config);
   const config = options.config ?? (await readFile(file, 'utf8'));
   const recordFile = join(runDirOf(options), 'fabrik-last-applied.json');
@@ -246,7 +262,9 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
  * `vrf-policy NAME` and fails half-way, and the L3 VNI can end up on the default VRF (measured
  * in the lab). So the `vrf` blocks are applied first, on their own (the running configuration
  * with the new `vrf` blocks), then the whole file, which then adds nothing inside `vrf` blocks.
- * Removals are unaffected: frr-reload.py runs each as a single vtysh command.
+ * Removals are unaffected: frr-reload.py runs each as a single vtysh command. Before both, a VRF
+ * that goes away loses its L3 VNI (see {@link droppedVrfVniCommands}): otherwise bgpd refuses to
+ * remove its BGP instance.
  */
 async function applyInTwoPasses(
   target: FrrTarget,
@@ -255,6 +273,16 @@ async function applyInTwoPasses(
   config: string,
   running: string,
 ): Promise<void> {
+  const droppedVnis = droppedVrfVniCommands(running, config);
+  if (droppedVnis !== null) {
+    const vniFile = join(configDir, `.fabrik-vnis-${randomBytes(4).toString('hex')}.conf`);
+    try {
+      await writeFileAtomic(vniFile, droppedVnis);
+      await runVtyshFile(target, vniFile);
+    } finally {
+      await rm(vniFile, { force: true });
+    }
+  }
   const vrfPass = withVrfBlocksOf(running, config);
   if (vrfPass !== null) {
     // Blocks that are all new are plain additions: vtysh applies them in a fraction of the time
