@@ -223,7 +223,8 @@ function peeringPassword(
     if (snapshot.secrets === undefined)
       return {
         field: 'spec.passwordSecretRef',
-        message: 'this source reads no Secrets (a file source: use passwordFile)',
+        message:
+          'this source reads no Secrets (a file source: use passwordFile; relayed by agent-host: its Secret could not be read there)',
       };
     const value = snapshot.secrets.get(name)?.[key];
     return value === undefined
