@@ -6,5 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/ci/ensure-deps.sh
 bash tools/ci/build-lab-parts.sh
+# The orchestrator runs compiled (e2e/dist, built above): no TypeScript compiled inside the lab.
 exec node --conditions=@fabrik/source --import tsx tools/lab/src/cli.ts run --env "FABRIK_CHAOS=${FABRIK_CHAOS:-full}" -- \
-  node --conditions=@fabrik/source --import tsx e2e/src/chaos-main.ts
+  node e2e/dist/chaos-main.js
