@@ -143,7 +143,13 @@ export async function badInputTrials(ctx: ChaosContext): Promise<void> {
     } else if (applied && (ex.kind === 'VRF' || ex.kind === 'Layer2Network')) {
       try {
         const reports = await waitForReports(ctx, ex);
-        const wrong = reports.find((r) => r.field !== ex.field);
+        // The agent may name a path inside the annotated field (the offending map key, list item).
+        const wrong = reports.find(
+          (r) =>
+            r.field !== ex.field &&
+            !r.field?.startsWith(`${ex.field}.`) &&
+            !r.field?.startsWith(`${ex.field}[`),
+        );
         if (wrong) problem = `reported with field ${wrong.field}: ${wrong.message}`;
         else verdict = `reported by every node: ${reports[0]!.message}`;
       } catch (e) {
