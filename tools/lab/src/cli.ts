@@ -35,6 +35,9 @@ async function main(args: string[]): Promise<number> {
         command: [vitest, 'run', '--project', 'lab', ...rest],
         env: { CI: '1' },
         cwd: REPO_ROOT,
+        // Every lab test file in one boot: about 25 min on a quiet machine (the kill -9 trials
+        // alone take minutes); CI's budget is 90 min for the whole of npm test.
+        timeoutMs: 60 * 60_000,
       })
     ).exitCode;
   }
