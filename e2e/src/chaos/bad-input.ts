@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { isPathWithin } from '@fabrik/api';
 import type { NodeInventory } from '@fabrik/lab';
 import { API_PATHS } from '../cluster/cluster.js';
 import { REPO } from '../cluster/control-plane.js';
@@ -144,12 +145,7 @@ export async function badInputTrials(ctx: ChaosContext): Promise<void> {
       try {
         const reports = await waitForReports(ctx, ex);
         // The agent may name a path inside the annotated field (the offending map key, list item).
-        const wrong = reports.find(
-          (r) =>
-            r.field !== ex.field &&
-            !r.field?.startsWith(`${ex.field}.`) &&
-            !r.field?.startsWith(`${ex.field}[`),
-        );
+        const wrong = reports.find((r) => !isPathWithin(r.field ?? '', ex.field));
         if (wrong) problem = `reported with field ${wrong.field}: ${wrong.message}`;
         else verdict = `reported by every node: ${reports[0]!.message}`;
       } catch (e) {

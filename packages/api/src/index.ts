@@ -14,7 +14,7 @@ export {
   InterfaceAddress,
   hasHostBits,
 } from './primitives.js';
-export { ApiValidationError, isApiValidationError, parseWith } from './validation.js';
+export { ApiValidationError, isApiValidationError, isPathWithin, parseWith } from './validation.js';
 export type { FieldIssue, ParseResult } from './validation.js';
 export { withRules, CEL_VALIDATIONS } from './rules.js';
 export type { ObjectRule, CelValidation } from './rules.js';

@@ -9,6 +9,14 @@ export interface FieldIssue {
 }
 
 /**
+ * `path` is `field` or lies inside it (`spec.a` in `spec.a`, `spec.a.b`, `spec.a[0]`): an issue at
+ * a map key or list item still concerns the field that holds it.
+ */
+export function isPathWithin(path: string, field: string): boolean {
+  return path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`);
+}
+
+/**
  * An object or config file failed validation. `issues` names the path of every problem; the
  * message lists them as `spec.vlan: Too big: expected number to be <=4094`. Input values are never
  * echoed (a config file may hold a BGP password or a token).
