@@ -3,6 +3,7 @@ import { readlink } from 'node:fs/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { TempNetns } from '@fabrik/testkit';
 import { createTestNetns } from '@fabrik/testkit/vitest';
+import { runCommand } from '../exec/run.js';
 import {
   createNetlink,
   isInvalidDesiredStateError,
@@ -17,6 +18,7 @@ import {
 // kernel with raw `ip -j`, not with the code under test.
 
 const tempNs = (): Promise<TempNetns> => createTestNetns('fabrik-nl-');
+const REPO = new URL('../../../../', import.meta.url).pathname;
 async function ipJson(ns: TempNetns, ...args: string[]): Promise<Array<Record<string, unknown>>> {
   return JSON.parse((await ns.ip('-j', ...args)) || '[]') as Array<Record<string, unknown>>;
 }
@@ -97,6 +99,43 @@ describe('createNetlink verbs (host kernel)', () => {
     }
     expect(await Promise.all(['all', 'default', 'lo'].map(read))).toEqual(before);
     expect(before).toEqual(['0', '0', '0']);
+  });
+
+  it('writes a sysctl in a namespace given by path also where its own /proc/sys is read-only, as in a container', async () => {
+    const ns = await tempNs();
+    await ns.ip('link', 'add', 'va', 'type', 'veth', 'peer', 'name', 'vb');
+    const holder = await processInNetns(ns.name);
+    const path = `/proc/${holder.pid}/ns/net`;
+    // A process in a mount namespace of its own whose /proc/sys is a read-only bind mount (what a
+    // container runtime gives an unprivileged container): a plain `sysctl -w` there must fail, and
+    // sysctlSet must still set the value (through a private proc mount).
+    const script = [
+      "import { runCommand } from '@fabrik/netcore';",
+      "import { createNetlink } from '@fabrik/netcore/netlink';",
+      "await runCommand('mount', ['--bind', '/proc/sys', '/proc/sys']);",
+      "await runCommand('mount', ['-o', 'remount,bind,ro', '/proc/sys']);",
+      `const plain = await runCommand('nsenter', ['--net=${path}', 'sysctl', '-q', '-w', 'net.ipv4.conf.va.arp_accept=1']).then(() => 'written', () => 'refused');`,
+      `await createNetlink({ netns: '${path}' }).sysctlSet('va', { arpNotify: 1 });`,
+      'process.stdout.write(plain);',
+    ].join('\n');
+    const { stdout } = await runCommand(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        process.execPath,
+        '--conditions=@fabrik/source',
+        '--import',
+        'tsx',
+      ],
+      { input: script, cwd: REPO },
+    );
+    expect(stdout).toBe('refused');
+    const read = async (key: string) =>
+      (await ns.exec('sysctl', ['-n', `net.ipv4.conf.va.${key}`])).stdout.trim();
+    expect(await read('arp_notify')).toBe('1');
+    expect(await read('arp_accept')).toBe('0');
   });
 
   it('says which module is missing for vrf (absent from the host kernel)', async () => {
