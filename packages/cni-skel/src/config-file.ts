@@ -45,3 +45,25 @@ export async function parseConfigText(text: string): Promise<unknown> {
     throw new ConfigSyntaxError(`not valid YAML: ${(e as Error).message}`, { cause: e });
   }
 }
+
+/**
+ * What `derive` makes of a config file's text, kept per file while the text stays the same: a
+ * process that serves many verbs (agent-host's CNI socket) reads its config files every time, as
+ * the plugin does, and so sees every change at once, but parses and validates them (the YAML
+ * parser, a schema: milliseconds a verb) only when they changed. Failures are not kept. At most
+ * `maxFiles` files (they are few: the node settings, the host agent config).
+ */
+export function derivedFromText<T>(
+  derive: (path: string, text: string | undefined) => Promise<T>,
+  maxFiles = 16,
+): (path: string, text: string | undefined) => Promise<T> {
+  const kept = new Map<string, { readonly text: string | undefined; readonly value: T }>();
+  return async (path, text) => {
+    const known = kept.get(path);
+    if (known && known.text === text) return known.value;
+    const value = await derive(path, text);
+    if (kept.size >= maxFiles) kept.clear();
+    kept.set(path, { text, value });
+    return value;
+  };
+}

@@ -20,7 +20,13 @@ export { parseCniArgs, readCniArgs, RequestedIp } from './cni-args.js';
 export type { CniArgs } from './cni-args.js';
 export { loadNodeSettings } from './node-settings.js';
 export type { NodeSettings } from './node-settings.js';
-export { readConfigFile, ConfigSyntaxError } from './config-file.js';
+export {
+  readConfigFile,
+  readConfigText,
+  parseConfigText,
+  derivedFromText,
+  ConfigSyntaxError,
+} from './config-file.js';
 export {
   FS_STEP_TIMEOUT_MS,
   FsStepError,
