@@ -10,6 +10,7 @@ import {
   startOvs,
   until,
   type AgentProcess,
+  type LogLine,
   type OvsInstance,
   type TempNetns,
 } from '@fabrik/testkit';
@@ -141,6 +142,46 @@ describe('agent-host with a file source', () => {
     await sb.node.ip('addr', 'add', '10.100.0.1/24', 'dev', 'tr.100');
     const ping = await sb.node.exec('ping', ['-c', '3', '-i', '0.2', '-W', '2', '10.100.0.2']);
     expect(ping.stdout).toMatch(/3 received/);
+  });
+
+  it('is not woken by its own changes, and is by the same changes made by hand', async () => {
+    const reconciles = () => agent.logs.filter((l) => l.msg === 'reconciled' || l.msg === 'reconcile failed');
+    const reasons = (l: LogLine) => String(l.trigger).split(', ');
+    // What deleting the port tr.100 by hand shows: its rows deleted, its link down and deleted.
+    const ofHandDeletion = (r: string) =>
+      /^(ovsdb (Port|Interface) tr\.100 deleted|ovsdb Bridge br-sec changed|link tr\.100 (set down|deleted))$/.test(
+        r,
+      );
+    const observedChange = (r: string) => /^(link|address|route|ovsdb (Bridge|Port|Interface)) /.test(r);
+
+    // The hand deletion is followed, and marks the end of the start-up: every reconcile before it
+    // ran for the intent, none for a kernel or OVSDB change (what a reconcile had just made).
+    await sb.vsctl('del-port', 'tr.100');
+    await until('tr.100 back', async () => (await get('Port', 'tr.100', 'tag')) === '100');
+    await until('tr.100 up again', async () => (await link('tr.100'))?.flags.includes('UP'));
+    const repair = await agent.waitForLog((l) => reasons(l).some(ofHandDeletion), {
+      what: 'the reconcile of the hand deletion',
+    });
+    const startUp = reconciles().slice(0, reconciles().indexOf(repair));
+    expect(startUp.length).toBeGreaterThan(0);
+    expect(startUp.flatMap(reasons).filter(observedChange)).toEqual([]);
+    // Its own changes were seen, and ignored as covered by the reconcile that made them.
+    expect(agent.logs.some((l) => l.msg === 'ignored: covered by the last reconcile')).toBe(true);
+
+    // Nor do the repair's own changes (tr.100 made again, set up) wake it: from the hand deletion
+    // to the next hand change, the reconciles ran for those two only.
+    await sb.vsctl('set', 'port', 'eth1', 'trunks=999');
+    const next = await agent.waitForLog((l) => reasons(l).includes('ovsdb Port eth1 changed'), {
+      what: 'the reconcile of the hand change of eth1',
+    });
+    const afterStartUp = reconciles().slice(startUp.length, reconciles().indexOf(next) + 1);
+    expect(afterStartUp.flatMap(reasons).filter((r) => !ofHandDeletion(r))).toEqual([
+      'ovsdb Port eth1 changed',
+    ]);
+    await until(
+      'the trunks repaired',
+      async () => (await get('Port', 'eth1', 'trunks')) === '[100, 200, 201, 202]',
+    );
   });
 
   it('repairs its own rows and links, and leaves a foreign port on its bridge alone', async () => {

@@ -15,7 +15,9 @@ import {
   planOvs,
   reconcileOvs,
   waitForOfport,
+  waitForOfportInCache,
   waitForVswitchd,
+  type OvsChange,
   type OvsDesiredState,
   type OvsdbClient,
 } from '@fabrik/netcore/ovsdb';
@@ -62,6 +64,10 @@ export interface WatchedNames {
   readonly links: ReadonlySet<string>;
   /** Links whose addresses and routes are agent-host's to keep (migrated NICs and their bridges). */
   readonly addressed: ReadonlySet<string>;
+  /** Of these links, the ones that existed when the pass ended (an event of another: it appeared). */
+  readonly present: ReadonlySet<string>;
+  /** Of these links, the ones agent-host keeps up (tr.<vid>). */
+  readonly up: ReadonlySet<string>;
 }
 
 export interface HostPass {
@@ -77,6 +83,12 @@ export interface HostPass {
   readonly watched: WatchedNames;
   /** This pass needed Open vSwitch (bridges configured or a migration under way). */
   readonly neededOvs: boolean;
+  /**
+   * When the node was last seen as the pass left it (ms since the epoch): when it started if it
+   * changed nothing, else when its final check found nothing left to do; when it started too if
+   * that check found something (the next event is then followed).
+   */
+  readonly verifiedAt: number;
 }
 
 const bridgesOf = (config: AgentHostConfig) =>
@@ -364,6 +376,7 @@ export async function reconcileHost(
   options: { readonly cleanup?: boolean; readonly signal?: AbortSignal } = {},
 ): Promise<HostPass> {
   const { logger, netlink } = ctx;
+  const startedAt = Date.now();
   const observed = await observe(netlink);
   const computed = computeDesired(
     ctx,
@@ -389,7 +402,9 @@ export async function reconcileHost(
   if (ovsPlan && ovsPlan.changes.length > 0) logger.info({ changes: formatOvsPlan(ovsPlan) }, 'ovs: applied');
   const active = await awaitVswitchd(ctx, client, journaled.active, save);
 
-  // 4. netlink: tr.<vid> VLAN links (owned; the others of agent-host are deleted), internal ports up.
+  // 4. netlink: tr.<vid> VLAN links (owned; the others of agent-host are deleted), internal ports up
+  // (those this transaction added once ovs-vswitchd has made their links: up in this pass).
+  if (client && ovsPlan) await internalPortsMade(ctx, client, ovsPlan.changes, desired.internalPortsUp);
   const vlanPlan = await netlink.reconcile({ owner: OWNER, links: [...desired.kernelVlans] });
   if (vlanPlan.plan.ops.length > 0) logger.info({ ops: formatPlan(vlanPlan.plan) }, 'netlink: applied');
   const afterOvs = await observe(netlink);
@@ -403,6 +418,18 @@ export async function reconcileHost(
 
   problems.push(...interfaceProblems(client, ovs));
   const migrated = active.filter((j) => directionOf(j.step) === 'to-bridge');
+  const changes = (ovsPlan?.changes.length ?? 0) + vlanPlan.plan.ops.length + ups.length;
+  const end =
+    changes === 0 && decisions.length === 0
+      ? { verifiedAt: startedAt, observed: afterOvs }
+      : await verify(ctx, { client, ovs, desired, startedAt, migrating: decisions.length > 0 });
+  const watchedLinks = new Set([
+    ...ovs.bridges.flatMap((b) => [b.name, ...b.ports.map((p) => p.name)]),
+    ...(ctx.config.trunk ? [ctx.config.trunk.hostInterface] : []),
+    ...desired.trunkVlans.map((v) => v.name),
+    ...bridgesOf(ctx.config).flatMap((b) => b.nics),
+  ]);
+  const addressed = new Set(migrated.flatMap((j) => [j.bridge, j.nic]));
   return {
     outcome: {
       objectErrors,
@@ -419,15 +446,59 @@ export async function reconcileHost(
     moves,
     neededOvs,
     watched: {
-      links: new Set([
-        ...ovs.bridges.flatMap((b) => [b.name, ...b.ports.map((p) => p.name)]),
-        ...(ctx.config.trunk ? [ctx.config.trunk.hostInterface] : []),
-        ...desired.trunkVlans.map((v) => v.name),
-        ...bridgesOf(ctx.config).flatMap((b) => b.nics),
-      ]),
-      addressed: new Set(migrated.flatMap((j) => [j.bridge, j.nic])),
+      links: watchedLinks,
+      addressed,
+      present: new Set(
+        end.observed.links.map((l) => l.spec.name).filter((n) => watchedLinks.has(n) || addressed.has(n)),
+      ),
+      up: new Set([...desired.kernelVlans.map((l) => l.name), ...desired.internalPortsUp]),
     },
+    verifiedAt: end.verifiedAt,
   };
+}
+
+/**
+ * Waits until ovs-vswitchd has made the links of the internal ports `changes` added (so that they
+ * are set up in this pass, not in one their appearance causes). A port it cannot make is left to
+ * the status (its Interface error) and to the drift trigger (its link appearing later).
+ */
+async function internalPortsMade(
+  ctx: HostAgentContext,
+  client: OvsdbClient,
+  changes: readonly OvsChange[],
+  internalPorts: readonly string[],
+): Promise<void> {
+  const added = new Set(changes.flatMap((c) => (c.action === 'add-port' ? [c.port] : [])));
+  for (const name of internalPorts.filter((n) => added.has(n)))
+    await waitForOfportInCache(client, name, { timeoutMs: ctx.vswitchdTimeoutMs }).catch((e: unknown) =>
+      ctx.logger.warn({ err: e, port: name }, 'ovs: internal port not made by ovs-vswitchd'),
+    );
+}
+
+/**
+ * The end of a pass that changed something: the node observed again and planned against. When
+ * nothing is left to do, the node was as the pass left it at the time of that observation, and the
+ * events stamped before it are the pass's own; otherwise (or while a single NIC moves: not planned
+ * here) only what the pass read at its start is covered.
+ */
+async function verify(
+  ctx: HostAgentContext,
+  pass: {
+    readonly client: OvsdbClient | undefined;
+    readonly ovs: OvsDesiredState;
+    readonly desired: HostDesired;
+    readonly startedAt: number;
+    readonly migrating: boolean;
+  },
+): Promise<{ verifiedAt: number; observed: ObservedState }> {
+  const { client, ovs, desired } = pass;
+  const at = Date.now();
+  const observed = await observe(ctx.netlink);
+  const left =
+    (client ? planOvs(ovs, client.cache).changes.length : 0) +
+    planNetlink({ owner: OWNER, links: [...desired.kernelVlans] }, observed).ops.length +
+    desired.internalPortsUp.filter((n) => !observed.links.some((l) => l.spec.name === n && l.spec.up)).length;
+  return { verifiedAt: left === 0 && !pass.migrating ? at : pass.startedAt, observed };
 }
 
 /** What `run` would change now (`changes`, empty when in sync) and what it would skip (`notes`). Reads only. */

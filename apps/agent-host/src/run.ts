@@ -4,6 +4,7 @@ import {
   createFileSource,
   createStatusFile,
   runDaemon,
+  type Enqueue,
   type IntentSource,
   type Logger,
   type ReconcileOutcome,
@@ -115,14 +116,16 @@ export async function runAgent(
     : undefined;
   const nodeRef = { apiVersion: 'v1', kind: 'Node', name: config.nodeName };
 
-  let enqueue: (reason: string) => void = () => {};
-  let watched: WatchedNames = { links: new Set(), addressed: new Set() };
+  let enqueue: Enqueue = () => {};
+  let watched: WatchedNames = { links: new Set(), addressed: new Set(), present: new Set(), up: new Set() };
   const ovs = openOvsConnection({
     endpoint: config.ovsdbSocket,
     logger,
     onCacheUpdate: (changes) => {
+      // Stamped when received: the daemon drops the agent's own transactions (received before the
+      // reconcile that made them ended).
       const reason = ovsChangeReason(changes, watched);
-      if (reason) enqueue(reason);
+      if (reason) enqueue(reason, Date.now());
     },
     onConnected: () => enqueue('ovsdb connected'),
   });
@@ -234,6 +237,7 @@ export async function runAgent(
       const refused = lastOutcome.objectErrors.length + lastOutcome.problems.length;
       return {
         result: refused > 0 ? 'invalid' : 'success',
+        verifiedAt: pass.verifiedAt,
         counts: {
           ...pass.counts,
           objectErrors: lastOutcome.objectErrors.length,

@@ -2,13 +2,38 @@ import { describe, expect, it } from 'vitest';
 import type { RowChange } from '@fabrik/netcore/ovsdb';
 import { hostDriftReason, ovsChangeReason } from './triggers.js';
 
-const watched = { links: new Set(['br-ex', 'eth0', 'tr.100']), addressed: new Set(['br-ex', 'eth0']) };
+const watched = {
+  links: new Set(['br-ex', 'eth0', 'tr.100', 'tr.200']),
+  addressed: new Set(['br-ex', 'eth0']),
+  present: new Set(['br-ex', 'eth0', 'tr.100']),
+  up: new Set(['tr.100', 'tr.200']),
+};
 
 describe('drift triggers', () => {
-  it('wake up for the links, addresses and routes agent-host keeps, and only for them', () => {
+  it('wake up for what contradicts the links, addresses and routes agent-host keeps, and only for that', () => {
     expect(hostDriftReason({ object: 'link', deleted: true, name: 'tr.100', up: false }, watched)).toBe(
       'link tr.100 deleted',
     );
+    expect(hostDriftReason({ object: 'link', deleted: false, name: 'tr.100', up: false }, watched)).toBe(
+      'link tr.100 set down',
+    );
+    // tr.200 was not there when the last pass ended (ovs-vswitchd had not made it, or it was deleted).
+    expect(hostDriftReason({ object: 'link', deleted: false, name: 'tr.200', up: false }, watched)).toBe(
+      'link tr.200 appeared',
+    );
+    // As the pass left it: a carrier or master change (ovs-vswitchd attaching it), nothing to do.
+    expect(
+      hostDriftReason(
+        { object: 'link', deleted: false, name: 'tr.100', up: true, master: 'ovs-system' },
+        watched,
+      ),
+    ).toBeUndefined();
+    expect(
+      hostDriftReason(
+        { object: 'link', deleted: false, name: 'eth0', up: false, master: 'ovs-system' },
+        watched,
+      ),
+    ).toBeUndefined();
     expect(
       hostDriftReason({ object: 'link', deleted: false, name: 'veth-pod', up: true }, watched),
     ).toBeUndefined();
@@ -27,10 +52,12 @@ describe('drift triggers', () => {
   });
 
   it("wake up for OVSDB changes of agent-host's rows or of rows with the names it wants", () => {
-    const row = (name: string, owner?: string) =>
-      ({ name, external_ids: owner ? { 'fabrik-owner': owner } : {} }) as never;
+    const row = (name: string, owner?: string, more: Record<string, unknown> = {}) =>
+      ({ name, external_ids: owner ? { 'fabrik-owner': owner } : {}, ...more }) as never;
     const change = (table: 'Port' | 'Bridge', kind: RowChange['kind'], r: unknown) =>
       ({ table, uuid: 'u', kind, ...(kind === 'delete' ? { old: r } : { new: r }) }) as RowChange;
+    const modify = (old: unknown, next: unknown) =>
+      ({ table: 'Interface', uuid: 'u', kind: 'modify', old, new: next }) as RowChange;
     expect(ovsChangeReason([change('Port', 'delete', row('eth1', 'agent-host'))], watched)).toBe(
       'ovsdb Port eth1 deleted',
     );
@@ -38,5 +65,15 @@ describe('drift triggers', () => {
       'ovsdb Bridge br-ex created',
     );
     expect(ovsChangeReason([change('Port', 'insert', row('veth1234', 'cni-ovs'))], watched)).toBeUndefined();
+    // ovs-vswitchd numbering an interface the pass added: its doing, not a change to follow.
+    const tr100 = (more: Record<string, unknown>) =>
+      row('tr.100', 'agent-host', { type: 'internal', ...more });
+    expect(ovsChangeReason([modify(tr100({ ofport: [] }), tr100({ ofport: 3 }))], watched)).toBeUndefined();
+    expect(
+      ovsChangeReason(
+        [modify(tr100({ ofport: 3 }), tr100({ ofport: -1, error: 'could not open' }))],
+        watched,
+      ),
+    ).toBe('ovsdb Interface tr.100 changed');
   });
 });

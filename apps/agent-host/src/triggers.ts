@@ -6,17 +6,24 @@ import type { WatchedNames } from './host-agent.js';
 
 // What makes agent-host reconcile besides its intent source: kernel events on its links (a network
 // manager putting an address back on a migrated NIC, a tr.<vid> deleted by hand, ovs-vswitchd
-// recreating a local port) and OVSDB changes of its rows. Handlers only enqueue; the reconcile
-// re-reads everything.
+// recreating a local port) and OVSDB changes of its rows. Handlers only enqueue, with when the change
+// happened (the daemon ignores the agent's own changes); the reconcile re-reads everything.
 
-/** Why a kernel event concerns agent-host, or undefined (pure). */
+/**
+ * Why a kernel event concerns agent-host, or undefined (pure): one of its links deleted, appearing
+ * (not there when the last pass ended), or set down when it keeps it up; an address or route of a
+ * link whose addresses it keeps. Carrier, master and flag changes are ovs-vswitchd's and the
+ * kernel's business.
+ */
 export function hostDriftReason(event: NetlinkEvent, watched: WatchedNames): string | undefined {
   const verb = event.deleted ? 'deleted' : 'changed';
   switch (event.object) {
     case 'link':
-      return watched.links.has(event.name) || watched.addressed.has(event.name)
-        ? `link ${event.name} ${verb}`
-        : undefined;
+      if (!watched.links.has(event.name) && !watched.addressed.has(event.name)) return undefined;
+      if (event.deleted) return `link ${event.name} deleted`;
+      if (!watched.present.has(event.name)) return `link ${event.name} appeared`;
+      if (watched.up.has(event.name) && !event.up) return `link ${event.name} set down`;
+      return undefined;
     case 'address':
       return watched.addressed.has(event.dev)
         ? `address ${event.address} on ${event.dev} ${verb}`
@@ -28,10 +35,23 @@ export function hostDriftReason(event: NetlinkEvent, watched: WatchedNames): str
   }
 }
 
-/** Why a batch of OVSDB changes concerns agent-host (its rows, or rows named like what it wants), or undefined (pure). */
+/** Without the OpenFlow port number, which ovs-vswitchd assigns (the agent waits for it where it needs it). */
+const withoutOfport = (row: object | undefined) => {
+  if (row === undefined) return undefined;
+  const { ofport: _ofport, ...rest } = row as { ofport?: unknown };
+  return JSON.stringify(rest);
+};
+
+/**
+ * Why a batch of OVSDB changes concerns agent-host (its rows, or rows named like what it wants), or
+ * undefined (pure). An Interface given its OpenFlow port number does not: ovs-vswitchd completing
+ * what a pass asked for.
+ */
 export function ovsChangeReason(changes: readonly RowChange[], watched: WatchedNames): string | undefined {
   for (const c of changes) {
     if (c.table === 'Open_vSwitch') continue;
+    if (c.table === 'Interface' && c.kind === 'modify' && withoutOfport(c.old) === withoutOfport(c.new))
+      continue;
     const rows = [c.old, c.new].filter((r) => r !== undefined);
     const name = rows[0]?.name;
     const ours = rows.some((r) => r.external_ids[OVS_OWNER_KEY] === OWNER);
@@ -41,7 +61,7 @@ export function ovsChangeReason(changes: readonly RowChange[], watched: WatchedN
   return undefined;
 }
 
-/** `ip monitor link address route` in the agent's namespace, restarted when it exits. */
+/** `ip -ts monitor link address route` in the agent's namespace (events stamped), restarted when it exits. */
 export function netlinkDriftTrigger(
   netlink: Netlink,
   watched: () => WatchedNames,
@@ -51,6 +71,7 @@ export function netlinkDriftTrigger(
     name: 'ip monitor',
     open: (onEvent) => netlink.monitor(onEvent),
     reasonOf: (event) => hostDriftReason(event, watched()),
+    changedAt: (event) => event.at?.getTime(),
     onExit,
   });
 }

@@ -60,10 +60,12 @@ const FRR_STATUS_MAX_AGE_MS = 30_000;
 export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
   const { node, logger, metrics, config } = options;
   const clock = options.clock ?? (() => new Date());
-  let expectation: DriftExpectation = { links: new Map(), quietBefore: 0 };
-  // Events ip received up to now are the agent's own changes, verified by the apply that made them.
+  let expectation: DriftExpectation = { links: new Map() };
+  // The kernel as the apply left it was verified now: events stamped before are its own changes.
+  let verifiedAt: number | undefined;
   const applied = (report?: ApplyReport) => {
-    expectation = { links: report?.links ?? expectation.links, quietBefore: Date.now() };
+    expectation = { links: report?.links ?? expectation.links };
+    verifiedAt = Date.now();
   };
   let frrRead: { status: FrrStatus; at: number } | undefined;
   let previous: NodeNetworkStatusSection | undefined;
@@ -199,17 +201,18 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
         layer2Networks: desired.intent.frr.layer2s.length,
         skipped,
       };
-      if (failure !== undefined) return { result: 'error', counts, message: failure, retry };
+      if (failure !== undefined) return { result: 'error', counts, message: failure, retry, verifiedAt };
       if (skipped > 0)
         return {
           result: 'invalid',
           counts,
+          verifiedAt,
           message: [
             ...desired.objectErrors.map((e) => `${e.kind} ${e.name}: ${e.message}`),
             ...desired.sourceProblems.map((p) => `${p.where}: ${p.message}`),
           ].join('; '),
         };
-      return { result: 'success', counts };
+      return { result: 'success', counts, verifiedAt };
     },
   };
 }

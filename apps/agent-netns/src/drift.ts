@@ -6,11 +6,6 @@ import type { ExpectedLink } from './apply.js';
 export interface DriftExpectation {
   /** The links the agent owns or wants, with their expected admin state and master. */
   readonly links: ReadonlyMap<string, ExpectedLink>;
-  /**
-   * Events `ip` received before this time (ms since the epoch) are the agent's own changes, already
-   * verified by the reconcile that made them.
-   */
-  readonly quietBefore: number;
 }
 
 export interface DriftTriggerOptions {
@@ -27,14 +22,15 @@ export interface DriftTriggerOptions {
  * the agent applied (a watched link deleted, set down, moved to another master; an address added or
  * removed on it; one of fabrik's routes, protocol 249, deleted) enqueues a reconcile, which re-reads
  * everything and puts it back. Events of other links, carrier changes, the kernel's link-local
- * addresses, the routes zebra installs, and the agent's own changes (stamped before its last
- * reconcile verified them) are ignored.
+ * addresses and the routes zebra installs are ignored; so are the agent's own changes: each event
+ * carries `ip`'s stamp, and the daemon drops those made before its last reconcile ended.
  */
 export function createDriftTrigger(options: DriftTriggerOptions): Trigger {
   return createStreamTrigger<NetlinkEvent>({
     name: 'drift monitor',
     open: (onEvent) => options.netlink.monitor(onEvent),
     reasonOf: (event) => driftReason(event, options.expected()),
+    changedAt: (event) => event.at?.getTime(),
     onExit: options.onMonitorExit,
     restartDelayMs: options.restartDelayMs,
   });
@@ -42,7 +38,6 @@ export function createDriftTrigger(options: DriftTriggerOptions): Trigger {
 
 /** Why `event` calls for a reconcile, or undefined when it does not concern the agent's objects (pure). */
 export function driftReason(event: NetlinkEvent, expected: DriftExpectation): string | undefined {
-  if (event.at !== undefined && event.at.getTime() < expected.quietBefore) return undefined;
   switch (event.object) {
     case 'link': {
       const want = expected.links.get(event.name);

@@ -30,11 +30,28 @@ export interface ReconcileOutcome {
    * cause again (a configuration FRR refuses) is better left to the next change or resync.
    */
   readonly retry?: boolean;
+  /**
+   * When the node was last observed as this reconcile left it (ms since the epoch): every change
+   * made before is covered by the reconcile (its own changes, or ones it saw), so the observed
+   * changes stamped before it do not call for another. Default: when the reconcile started (all it
+   * could have read).
+   */
+  readonly verifiedAt?: number;
 }
+
+/**
+ * Asks for a reconcile. `changedAt` (ms since the epoch) marks the request as a change the agent
+ * observed (a kernel or OVSDB event) that happened at that time: `ip -ts`'s stamp, or when the event
+ * was received. Such a change made before the last reconcile's `verifiedAt` is covered by it (the
+ * agent's own changes, typically) and ignored; one that arrives while a reconcile runs is held
+ * until it ends and then judged the same way. Without `changedAt` (the intent source, a resync) the
+ * request always counts.
+ */
+export type Enqueue = (reason: string, changedAt?: number) => void;
 
 /** Another cause of reconciles besides the source (a kernel event monitor, ...). */
 export interface Trigger {
-  start(enqueue: (reason: string) => void): Promise<void> | void;
+  start(enqueue: Enqueue): Promise<void> | void;
   stop(): Promise<void> | void;
 }
 
@@ -61,7 +78,7 @@ export interface DaemonOptions {
 
 export interface Daemon {
   /** Asks for a reconcile (coalesced with others that arrive before it starts). */
-  enqueue(reason: string): void;
+  enqueue: Enqueue;
   readiness(): Readiness;
   /** The HTTP endpoints' bound addresses. */
   readonly addresses: readonly string[];
@@ -83,6 +100,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let nextId = 1;
   let last: ReconcileOutcome | undefined;
   let stopping: Promise<void> | undefined;
+  // Observed changes made before `quietBefore` (the last reconcile's verifiedAt) are covered by it;
+  // those that arrive while a reconcile runs are held until it ends.
+  let quietBefore = 0;
+  let held: { reason: string; changedAt: number }[] | undefined;
 
   const readiness = (): Readiness => {
     const reasons: string[] = [];
@@ -103,11 +124,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const id = nextId++;
     const start = performance.now();
     let outcome: ReconcileOutcome;
+    const startedAt = Date.now();
+    held = [];
     try {
       outcome = await options.reconcile({ id, trigger, snapshot: source.snapshot(), signal: abort.signal });
     } catch (e) {
       outcome = { result: 'error', message: e instanceof Error ? e.message : String(e) };
     }
+    quietAfter(outcome.verifiedAt ?? startedAt);
     const seconds = (performance.now() - start) / 1000;
     last = outcome;
     metrics.reconcileDuration.observe({ result: outcome.result }, seconds);
@@ -130,10 +154,29 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     backoff: options.backoff,
     onError: (_key, e) => logger.error({ err: e }, 'reconcile threw'),
   });
-  const enqueue = (reason: string) => {
+  const ownChangesIgnored = metrics.counter(
+    'own_changes_ignored_total',
+    'Observed changes (kernel, OVSDB events) ignored: made before the last reconcile verified the node (its own, mostly).',
+  );
+  const add = (reason: string) => {
     queue.add(KEY, reason);
     metrics.queueDepth.set(queue.depth);
   };
+  const enqueue: Enqueue = (reason, changedAt) => {
+    if (changedAt === undefined) add(reason);
+    else if (held) held.push({ reason, changedAt });
+    else if (changedAt < quietBefore) {
+      ownChangesIgnored.inc();
+      logger.debug({ change: reason }, 'ignored: covered by the last reconcile');
+    } else add(reason);
+  };
+  /** A reconcile ended, having verified the node at `at`: judge what was held meanwhile. */
+  function quietAfter(at: number): void {
+    quietBefore = at;
+    const judged = held ?? [];
+    held = undefined;
+    for (const h of judged) enqueue(h.reason, h.changedAt);
+  }
 
   const endpoints = await startEndpoints({
     metricsAddress: options.metricsAddress,

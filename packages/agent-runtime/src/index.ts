@@ -36,6 +36,7 @@ export { startDaemon, runDaemon } from './daemon.js';
 export type {
   Daemon,
   DaemonOptions,
+  Enqueue,
   ReconcileOutcome,
   ReconcileRequest,
   ReconcileResult,

@@ -29,23 +29,34 @@ describe('createStreamTrigger', () => {
   it('enqueues the events it cares about, and reopens a stream that ended by itself', async () => {
     const { opened, open } = fakeStreams();
     const reasons: string[] = [];
+    const stamps: (number | undefined)[] = [];
     const exits: string[] = [];
     const trigger = createStreamTrigger<string>({
       open,
       reasonOf: (e) => (e.startsWith('mine') ? `${e} changed` : undefined),
+      // `mine-1@5`: stamped 5 ms after the epoch; without a stamp, when it was received.
+      changedAt: (e) => (e.includes('@') ? Number(e.split('@')[1]) : undefined),
       onExit: (why) => exits.push(why),
       restartDelayMs: 1,
       name: 'ip monitor',
     });
-    await trigger.start((r) => reasons.push(r));
+    await trigger.start((r, at) => {
+      reasons.push(r);
+      stamps.push(at);
+    });
+    const beforeEvents = Date.now();
     opened[0]!.emit('mine-1');
     opened[0]!.emit('theirs');
-    expect(reasons).toEqual(['mine-1 changed']);
+    opened[0]!.emit('mine-0@5');
+    expect(reasons).toEqual(['mine-1 changed', 'mine-0@5 changed']);
+    expect(stamps[0]).toBeGreaterThanOrEqual(beforeEvents);
+    expect(stamps[1]).toBe(5);
 
     opened[0]!.end({ exitCode: 1, signal: null, stderr: 'Cannot open netlink socket\n' });
     await until(() => opened.length === 2);
     expect(exits).toEqual(['ip monitor ended: code 1: Cannot open netlink socket']);
-    expect(reasons).toEqual(['mine-1 changed', 'ip monitor restarted']);
+    expect(reasons).toEqual(['mine-1 changed', 'mine-0@5 changed', 'ip monitor restarted']);
+    expect(stamps[2]).toBeUndefined(); // a restart always counts: changes were missed meanwhile
     opened[1]!.emit('mine-2');
     expect(reasons.at(-1)).toBe('mine-2 changed');
 

@@ -1,4 +1,4 @@
-import type { Trigger } from './daemon.js';
+import type { Enqueue, Trigger } from './daemon.js';
 
 /** A long-running event source (`ip monitor`, a watch): ends by itself or when stopped. */
 export interface EventStream {
@@ -12,6 +12,12 @@ export interface StreamTriggerOptions<E> {
   readonly open: (onEvent: (event: E) => void) => EventStream;
   /** Why an event calls for a reconcile (a reason for the log line), or undefined to ignore it. */
   readonly reasonOf: (event: E) => string | undefined;
+  /**
+   * When the change an event reports happened (ms since the epoch; `ip -ts monitor`'s stamp), so
+   * that the daemon can tell the agent's own changes from others. Default (and when it returns
+   * undefined): when the event was received.
+   */
+  readonly changedAt?: (event: E) => number | undefined;
   /** Told when the stream ended by itself, with why; it is reopened after `restartDelayMs`. */
   readonly onExit?: (why: string) => void;
   /** Default: 1000 ms. */
@@ -22,7 +28,8 @@ export interface StreamTriggerOptions<E> {
 
 /**
  * A daemon trigger over an event stream (drift repair): every event `reasonOf` cares about
- * enqueues a reconcile, which re-reads everything (level-triggered). A stream that ends by itself
+ * enqueues a reconcile, which re-reads everything (level-triggered), stamped with when it happened:
+ * the daemon ignores the agent's own changes (see {@link Enqueue}). A stream that ends by itself
  * is reopened after a delay, and a reconcile is enqueued then: whatever changed while nobody
  * listened is found by it.
  */
@@ -31,10 +38,10 @@ export function createStreamTrigger<E>(options: StreamTriggerOptions<E>): Trigge
   let current: EventStream | undefined;
   let stopped = false;
   let restart: NodeJS.Timeout | undefined;
-  const start = (enqueue: (reason: string) => void): void => {
+  const start = (enqueue: Enqueue): void => {
     const stream = options.open((event) => {
       const reason = options.reasonOf(event);
-      if (reason !== undefined) enqueue(reason);
+      if (reason !== undefined) enqueue(reason, options.changedAt?.(event) ?? Date.now());
     });
     current = stream;
     void stream.exited

@@ -1,0 +1,102 @@
+import { pino } from 'pino';
+import { until } from '@fabrik/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDaemon, type Daemon, type ReconcileRequest } from './daemon.js';
+import type { IntentSource } from './intent.js';
+import { createAgentMetrics, type AgentMetrics } from './metrics.js';
+
+// The daemon loop in process, with a source that has always synced and a reconcile that records its
+// triggers and says it verified the node as it ended (or not): which observed changes it covered.
+
+const source: IntentSource = {
+  description: 'test',
+  start: async () => {},
+  hasSynced: () => true,
+  snapshot: () => ({ objects: [], problems: [] }),
+  stop: async () => {},
+};
+
+describe('the daemon ignores observed changes the last reconcile covered', () => {
+  let daemon: Daemon | undefined;
+  afterEach(async () => {
+    await daemon?.stop();
+    daemon = undefined;
+  });
+
+  async function start(during?: (request: ReconcileRequest) => void, options = { verifies: true }) {
+    const runs: string[][] = [];
+    const metrics: AgentMetrics = createAgentMetrics({ prefix: 'test', processMetrics: false });
+    daemon = await startDaemon({
+      logger: pino({ level: 'silent' }),
+      metrics,
+      source,
+      reconcile: async (request) => {
+        runs.push([...request.trigger]);
+        during?.(request);
+        await new Promise((r) => setTimeout(r, 20)); // changes may arrive while it runs
+        return { result: 'success', ...(options.verifies ? { verifiedAt: Date.now() } : {}) };
+      },
+    });
+    await daemon.idle();
+    const ignored = async () =>
+      (await metrics.registry.getSingleMetric('test_own_changes_ignored_total')!.get()).values[0]?.value ?? 0;
+    return { agent: daemon, runs, ignored };
+  }
+
+  it('drops a change made before the last reconcile verified the node, and follows one made after', async () => {
+    const { agent, runs, ignored } = await start();
+    expect(runs).toEqual([['start']]);
+    const ended = Date.now();
+    agent.enqueue('link tr.100 deleted', ended - 1000);
+    await agent.idle();
+    expect(runs).toHaveLength(1);
+    expect(await ignored()).toBe(1);
+
+    agent.enqueue('link tr.100 deleted', Date.now() + 1);
+    await until('the reconcile of a later change', async () => runs.length === 2);
+    expect(runs[1]).toEqual(['link tr.100 deleted']);
+  });
+
+  it('holds changes that arrive during a reconcile and drops those made before it verified the node', async () => {
+    let first = true;
+    const { agent, runs, ignored } = await start((request) => {
+      if (!first) return;
+      first = false;
+      // The reconcile's own change, reported while it still runs.
+      daemon!.enqueue(`ovsdb Port tr.100 created (reconcile ${request.id})`, Date.now());
+    });
+    await agent.idle();
+    expect(runs).toEqual([['start']]);
+    expect(await ignored()).toBe(1);
+  });
+
+  it('follows a change stamped after the running reconcile verified the node, and requests without a stamp', async () => {
+    let first = true;
+    const { agent, runs } = await start(() => {
+      if (!first) return;
+      first = false;
+      // Seen during the reconcile but made after it (a stamp later than its end).
+      daemon!.enqueue('link tr.200 deleted', Date.now() + 60_000);
+      daemon!.enqueue('intent file changed');
+    });
+    await until('the second reconcile', async () => runs.length === 2);
+    await agent.idle();
+    expect(runs).toEqual([['start'], ['intent file changed', 'link tr.200 deleted']]);
+  });
+
+  it('follows a change made during a reconcile that verified nothing (covered: only what it read at its start)', async () => {
+    let first = true;
+    const { agent, runs, ignored } = await start(
+      () => {
+        if (!first) return;
+        first = false;
+        daemon!.enqueue('link tr.100 deleted', Date.now());
+      },
+      { verifies: false },
+    );
+    await until('the second reconcile', async () => runs.length === 2);
+    await agent.idle();
+    expect(runs).toEqual([['start'], ['link tr.100 deleted']]);
+    expect(await ignored()).toBe(0);
+  });
+});
