@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sourceCommand, until } from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeIntentFile } from './file-source.js';
 
@@ -18,15 +19,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((r) => server.close(r));
   return port;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  for (const end = Date.now() + timeoutMs; ;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('a daemon built on the runtime, as a process', () => {
@@ -64,14 +56,11 @@ describe('a daemon built on the runtime, as a process', () => {
         `metricsAddress: ${metrics}`,
       ].join('\n'),
     );
-    child = spawn(
-      process.execPath,
-      ['--conditions=@fabrik/source', '--import', 'tsx', FIXTURE, 'run', '--config', config],
-      {
-        env: { ...process.env, NODE_NAME: 'node-1', LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const [node, ...args] = sourceCommand(FIXTURE, 'run', '--config', config);
+    child = spawn(node, args, {
+      env: { ...process.env, NODE_NAME: 'node-1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let partial = '';
     child.stdout!.on('data', (b: Buffer) => {
       const lines = (partial + b.toString('utf8')).split('\n');

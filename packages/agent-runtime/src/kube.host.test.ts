@@ -6,7 +6,7 @@ import {
   API_VERSION,
 } from '@fabrik/api';
 import { NODES, customObjects, loadKubeConfig, type KubeObject } from '@fabrik/kube';
-import { startApiServer, type ApiServer } from '@fabrik/testkit';
+import { startApiServer, until, type ApiServer } from '@fabrik/testkit';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { createKubernetesSource } from './kube-source.js';
@@ -64,14 +64,6 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
   describe('createKubernetesSource', () => {
     let source: IntentSource;
     const reasons: string[] = [];
-    let wake: () => void = () => {};
-    const until = async (pred: () => boolean) => {
-      while (!pred())
-        await new Promise<void>((r) => {
-          wake = r;
-          setTimeout(r, 100);
-        });
-    };
     beforeAll(async () => {
       await customObjects(kc, gvr(VRF_RESOURCE), Any).create(vrf('red', 1001));
       source = createKubernetesSource({
@@ -82,15 +74,12 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
           { kind: 'Layer2Network', resource: gvr(LAYER2_NETWORK_RESOURCE) },
         ],
       });
-      await source.start((r) => {
-        reasons.push(r);
-        wake();
-      });
+      await source.start((r) => reasons.push(r));
     });
     afterAll(() => source.stop());
 
     it('syncs after the first lists, with objects in their CRD shape and the Node labels', async () => {
-      await until(() => source.hasSynced());
+      await until('the source synced', async () => source.hasSynced());
       const s = source.snapshot();
       expect(s.objects).toHaveLength(1);
       expect(s.objects[0]).toMatchObject({
@@ -110,10 +99,10 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
         metadata: { name: 'web' },
         spec: { vni: 2100, vlan: 100 },
       } as KubeObject);
-      await until(() => source.snapshot().objects.some((o) => o.metadata.name === 'web'));
+      await until('web listed', async () => source.snapshot().objects.some((o) => o.metadata.name === 'web'));
       expect(reasons).toContain('Layer2Network web changed');
       await customObjects(kc, gvr(VRF_RESOURCE), Any).delete('red');
-      await until(() => !source.snapshot().objects.some((o) => o.metadata.name === 'red'));
+      await until('red gone', async () => !source.snapshot().objects.some((o) => o.metadata.name === 'red'));
     });
 
     it('reports a label change of its Node, and not its status updates', async () => {
@@ -129,8 +118,8 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
         { type: 'merge' },
       );
       await nodes.patch('node-1', { metadata: { labels: { rack: 'r2' } } }, { type: 'merge' });
-      await until(() => source.snapshot().node?.labels.rack === 'r2');
-      await until(() => reasons.includes('Node node-1 labels changed'));
+      await until('the new label', async () => source.snapshot().node?.labels.rack === 'r2');
+      await until('the label change reported', async () => reasons.includes('Node node-1 labels changed'));
       // the status patch came first and changed nothing; the label patch counts once
       expect(reasons.filter((r) => r.startsWith('Node'))).toHaveLength(before + 1);
     });
@@ -150,9 +139,6 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
       }) as KubeObject;
     let source: IntentSource;
     const reasons: string[] = [];
-    const until = async (pred: () => boolean) => {
-      while (!pred()) await new Promise((r) => setTimeout(r, 50));
-    };
     beforeAll(async () => {
       for (const name of ['fabrik-system', 'tenant'])
         await customObjects(kc, NAMESPACES, Any).create({
@@ -176,7 +162,7 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
 
     let firstRevision: string | undefined;
     it("offers the namespace's Secrets, decoded, and no other namespace's", async () => {
-      await until(() => source.hasSynced());
+      await until('the source synced', async () => source.hasSynced());
       const secrets = source.snapshot().secrets;
       expect(secrets?.where).toBe('namespace fabrik-system');
       expect(secrets?.get('red-bgp')).toEqual({ password: 's3cret' });
@@ -191,7 +177,10 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
         { data: { password: Buffer.from('n3w').toString('base64') } },
         { type: 'merge', namespace: 'fabrik-system' },
       );
-      await until(() => source.snapshot().secrets?.get('red-bgp')?.password === 'n3w');
+      await until(
+        'the rotated password',
+        async () => source.snapshot().secrets?.get('red-bgp')?.password === 'n3w',
+      );
       expect(source.snapshot().secrets?.revision('red-bgp')).not.toBe(firstRevision);
       expect(reasons).toContain('Secret fabrik-system/red-bgp changed');
     });

@@ -1,3 +1,4 @@
+import { until } from '@fabrik/testkit';
 import { describe, expect, it } from 'vitest';
 import { createStreamTrigger, type EventStream } from './stream-trigger.js';
 
@@ -19,11 +20,6 @@ function fakeStreams() {
   };
   return { opened, open };
 }
-
-const until = async (probe: () => boolean) => {
-  for (let i = 0; i < 200 && !probe(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(probe()).toBe(true);
-};
 
 describe('createStreamTrigger', () => {
   it('enqueues the events it cares about, and reopens a stream that ended by itself', async () => {
@@ -53,7 +49,7 @@ describe('createStreamTrigger', () => {
     expect(stamps[1]).toBe(5);
 
     opened[0]!.end({ exitCode: 1, signal: null, stderr: 'Cannot open netlink socket\n' });
-    await until(() => opened.length === 2);
+    await until('the stream reopened', async () => opened.length === 2);
     expect(exits).toEqual(['ip monitor ended: code 1: Cannot open netlink socket']);
     expect(reasons).toEqual(['mine-1 changed', 'mine-0@5 changed', 'ip monitor restarted']);
     expect(stamps[2]).toBeUndefined(); // a restart always counts: changes were missed meanwhile

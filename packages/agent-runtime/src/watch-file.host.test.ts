@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from './atomic-file.js';
 import { watchFile } from './watch-file.js';
@@ -11,11 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const until = async (what: string, probe: () => boolean) => {
-  for (const end = Date.now() + 10_000; !probe(); await new Promise((r) => setTimeout(r, 10)))
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-};
-
 describe('watchFile', () => {
   it('reports the content of a file replaced by rename, once per change, and its removal', async () => {
     const path = join(dir, 'status.json');
@@ -24,15 +20,15 @@ describe('watchFile', () => {
     try {
       expect(seen).toEqual([undefined]); // first read: not there yet
       await writeFileAtomic(path, '{"a":1}');
-      await until('the first content', () => seen.length === 2);
+      await until('the first content', async () => seen.length === 2);
       expect(seen[1]).toBe('{"a":1}');
       await writeFileAtomic(path, '{"a":1}'); // same bytes: no change
       await writeFileAtomic(path, '{"a":2}');
-      await until('the second content', () => seen.length === 3);
+      await until('the second content', async () => seen.length === 3);
       expect(seen[2]).toBe('{"a":2}');
       expect(w.current()).toBe('{"a":2}');
       await rm(path);
-      await until('the removal', () => seen.length === 4);
+      await until('the removal', async () => seen.length === 4);
       expect(seen[3]).toBeUndefined();
     } finally {
       w.stop();
@@ -47,7 +43,7 @@ describe('watchFile', () => {
     try {
       await mkdir(sub);
       await writeFile(path, 'x');
-      await until('the file', () => seen.at(-1) === 'x');
+      await until('the file', async () => seen.at(-1) === 'x');
     } finally {
       w.stop();
     }

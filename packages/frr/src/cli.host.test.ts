@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isCommandError, runCommand } from '@fabrik/netcore';
+import { sourceCommand } from '@fabrik/testkit';
 
 // The real executable, started as a process: exit codes and streams as a pipeline sees them.
 const cliFile = fileURLToPath(new URL('./cli.ts', import.meta.url));
@@ -15,13 +16,8 @@ async function fabrikFrr(
   ...args: string[]
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   try {
-    const r = await runCommand(process.execPath, [
-      '--conditions=@fabrik/source',
-      '--import',
-      'tsx',
-      cliFile,
-      ...args,
-    ]);
+    const [node, ...argv] = sourceCommand(cliFile, ...args);
+    const r = await runCommand(node, argv);
     return { code: 0, ...r };
   } catch (e) {
     if (!isCommandError(e)) throw e;

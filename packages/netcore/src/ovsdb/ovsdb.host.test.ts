@@ -3,7 +3,14 @@
 // forwarding is checked with pings between network namespaces.
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
+import {
+  createTempNetns,
+  startOvs,
+  uniqueName,
+  until,
+  type OvsInstance,
+  type TempNetns,
+} from '@fabrik/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../exec/index.js';
 import {
@@ -79,18 +86,6 @@ async function caught(p: Promise<unknown>): Promise<unknown> {
     return e;
   }
   throw new Error('expected the promise to reject');
-}
-
-async function waitUntil(
-  what: string,
-  predicate: () => boolean | Promise<boolean>,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe('bridges and ports', () => {
@@ -457,14 +452,14 @@ describe('ovsdb-server restarts', () => {
     await ensureBridge(client, { name: br, datapathType: 'netdev' });
     await addPort(client, { bridge: br, name: p, type: 'internal', tag: 10 });
     const cachedPort = (name: string) => [...client.cache.Port.values()].find((r) => r.name === name);
-    await waitUntil('the cache has the port', () => cachedPort(p)?.tag === 10);
+    await until('the cache has the port', async () => cachedPort(p)?.tag === 10);
 
     const states: string[] = [];
     const off = client.onStateChange((s) => states.push(s));
     const plain = await connectOvsdb(ovs.endpoint); // no reconnect: must fail typed, not hang
     try {
       await ovs.stopDb();
-      await waitUntil('the client notices', () => client.state === 'reconnecting');
+      await until('the client notices', async () => client.state === 'reconnecting');
       expect(isOvsdbConnectionError(await caught(plain.transact([])))).toBe(true);
       expect(plain.state).toBe('closed');
       // Changed while the server is down (offline, in the file): only a fresh monitor can see it.
@@ -486,16 +481,19 @@ describe('ovsdb-server restarts', () => {
       expect(client.state).toBe('reconnecting');
       await ovs.startDb();
       await pending;
-      await waitUntil('reconnected and resynced', () => client.state === 'connected' && client.cache.synced);
+      await until(
+        'reconnected and resynced',
+        async () => client.state === 'connected' && client.cache.synced,
+      );
       expect(states).toEqual(['reconnecting', 'connected']);
-      await waitUntil(
+      await until(
         'the cache shows the offline change and the later port',
-        () => cachedPort(p)?.tag === 300 && cachedPort(later)?.tag === 20,
+        async () => cachedPort(p)?.tag === 300 && cachedPort(later)?.tag === 20,
       );
 
       // Changes made by others after the restart arrive too.
       await ovs.vsctl('--no-wait', 'set', 'port', later, 'tag=21');
-      await waitUntil('the cache follows ovs-vsctl', () => cachedPort(later)?.tag === 21);
+      await until('the cache follows ovs-vsctl', async () => cachedPort(later)?.tag === 21);
 
       const names = (rows: ReadonlyMap<string, { name: string }>) =>
         [...rows.values()].map((r) => r.name).sort();
@@ -510,9 +508,9 @@ describe('ovsdb-server restarts', () => {
       await plain.close();
       await deleteBridge(client, br, DEFAULT);
     }
-    await waitUntil(
+    await until(
       'the cache drops the deleted rows',
-      () => cachedPort(p) === undefined && cachedPort(later) === undefined,
+      async () => cachedPort(p) === undefined && cachedPort(later) === undefined,
     );
   }, 120_000);
 });

@@ -1,7 +1,14 @@
 // The declarative OVS operations (planOvs / reconcileOvs) against a private ovsdb-server +
 // ovs-vswitchd (userspace datapath): state read back with ovs-vsctl and from the kernel, the plan
 // of an applied state empty, foreign bridges and ports untouched.
-import { createTempNetns, startOvs, uniqueName, type OvsInstance, type TempNetns } from '@fabrik/testkit';
+import {
+  createTempNetns,
+  startOvs,
+  uniqueName,
+  until,
+  type OvsInstance,
+  type TempNetns,
+} from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   OVS_OWNER_KEY,
@@ -40,14 +47,6 @@ const exists = async (table: string, record: string) =>
     () => true,
     () => false,
   );
-
-async function waitUntil(what: string, predicate: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('reconcileOvs', () => {
   it('creates, repairs and removes only its own rows, around foreign bridges and ports', async () => {
@@ -91,11 +90,11 @@ describe('reconcileOvs', () => {
     expect(await get('Port', vlanPort, 'tag')).toBe('100');
     // ovs-vswitchd acted on it: the internal port exists in the kernel with the requested MTU,
     // and the bridge's local port carries the MAC asked for.
-    await waitUntil('vswitchd created the internal port', async () =>
+    await until('vswitchd created the internal port', async () =>
       (await switchNs.ip('-j', 'link', 'show')).includes(`"${vlanPort}"`),
     );
     expect(JSON.parse(await switchNs.ip('-j', 'link', 'show', vlanPort))[0].mtu).toBe(1400);
-    await waitUntil('the local port has the MAC of other_config:hwaddr', async () =>
+    await until('the local port has the MAC of other_config:hwaddr', async () =>
       (await switchNs.ip('link', 'show', br)).includes('02:fa:00:00:00:01'),
     );
 
@@ -107,7 +106,7 @@ describe('reconcileOvs', () => {
     // repaired, the foreign port stays.
     await ovs.vsctl('set', 'port', uplink, 'trunks=300', 'tag=7');
     await ovs.vsctl('add-port', br, foreignPort, '--', 'set', 'interface', foreignPort, 'type=internal');
-    await waitUntil('the cache saw the change', async () => planOvs(desired, client.cache).ops.length > 0);
+    await until('the cache saw the change', async () => planOvs(desired, client.cache).ops.length > 0);
     expect(formatOvsPlan(await reconcileOvs(client, desired))).toEqual([
       `set port ${uplink} tag=[] trunks=[100,200]`,
     ]);
@@ -124,7 +123,7 @@ describe('reconcileOvs', () => {
     expect(await exists('Bridge', br)).toBe(true);
     // Once the foreign port is gone, so is the bridge.
     await ovs.vsctl('del-port', br, foreignPort);
-    await waitUntil('the cache saw the deletion', async () => planOvs(gone, client.cache).ops.length > 0);
+    await until('the cache saw the deletion', async () => planOvs(gone, client.cache).ops.length > 0);
     expect(formatOvsPlan(await reconcileOvs(client, gone))).toEqual([`del-br ${br}`]);
     expect(await exists('Bridge', br)).toBe(false);
 
