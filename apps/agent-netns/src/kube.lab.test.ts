@@ -20,8 +20,10 @@ import {
 } from '../test/lab-nodes.js';
 
 // agent-netns watching the test API server itself (source kind kubernetes): objects applied
-// through the API, NodeNetworkStatus, the Node condition, the startup taint, Events. Two nodes of the lab kernel with real FRR. What does not depend on the
-// source (leaking, exact removal, drift, a failing reload) is proven from files in agent.lab.test.ts.
+// through the API, nodeSelectors against the Nodes' labels (and a label change), NodeNetworkStatus,
+// the Node condition, the startup taint, Events. Two nodes of the lab kernel with real FRR. What
+// does not depend on the source (leaking, exact removal, drift, a failing reload) is proven from
+// files in agent.lab.test.ts.
 
 const P = 'agk-';
 const TAINT = 'fabrik.dev/netns-not-ready';
@@ -81,6 +83,9 @@ const nns = async (n: LabNode) =>
       }
     | undefined;
 
+const sameEntries = (x: Record<string, number>, y: Record<string, number>) =>
+  JSON.stringify(Object.entries(x).sort()) === JSON.stringify(Object.entries(y).sort());
+
 /** Waits until the node's NodeNetworkStatus says every named object is applied at its current generation. */
 async function waitApplied(n: LabNode, names: { vrfs: string[]; layer2Networks: string[] }): Promise<void> {
   const generations = async (kind: string, list: string[]) => {
@@ -98,8 +103,9 @@ async function waitApplied(n: LabNode, names: { vrfs: string[]; layer2Networks: 
       vrfs: await generations('VRF', names.vrfs),
       layer2Networks: await generations('Layer2Network', names.layer2Networks),
     };
-    return JSON.stringify(s.appliedGenerations?.vrfs ?? {}) === JSON.stringify(want.vrfs) &&
-      JSON.stringify(s.appliedGenerations?.layer2Networks ?? {}) === JSON.stringify(want.layer2Networks)
+    // By content: a merge patch of the status appends a new name at the end, whatever its order.
+    return sameEntries(s.appliedGenerations?.vrfs ?? {}, want.vrfs) &&
+      sameEntries(s.appliedGenerations?.layer2Networks ?? {}, want.layer2Networks)
       ? true
       : undefined;
   });
@@ -121,6 +127,7 @@ const net2 = layer2('net2', 1, {
   anycastMac: '02:fa:b0:00:01:02',
 });
 const shared = layer2('shared', 1, { vni: 2200, vlan: 200 });
+const onlyR1 = layer2('only-r1', 1, { vni: 2300, vlan: 300, nodeSelector: { matchLabels: { rack: 'r1' } } });
 const base = { vrfs: ['red'], layer2Networks: ['net1', 'net2', 'shared'] };
 
 beforeAll(async () => {
@@ -201,6 +208,25 @@ describe('agent-netns from the Kubernetes API, two nodes', { timeout: 600_000 },
         ]),
       );
     }
+  });
+
+  it('follows nodeSelectors, and a label change of the Node both ways', async () => {
+    const withOnlyR1 = { ...base, layer2Networks: [...base.layer2Networks, 'only-r1'] };
+    await apply([red, net1, net2, shared, onlyR1] as KubeObject[]);
+    await waitApplied(a, withOnlyR1);
+    await waitApplied(b, base);
+    expect((await ownedLinks(a)).get('tr.300')).toMatchObject({ master: 'br2300', up: true });
+    expect((await ownedLinks(b)).has('br2300')).toBe(false);
+
+    const nodes = customObjects(kc, NODES, Any);
+    await nodes.patch(nodeNameOf(b), { metadata: { labels: { rack: 'r1' } } });
+    await waitApplied(b, withOnlyR1);
+    expect((await ownedLinks(b)).get('tr.300')).toMatchObject({ master: 'br2300', up: true });
+
+    await nodes.patch(nodeNameOf(b), { metadata: { labels: { rack: 'r2' } } });
+    await waitApplied(b, base);
+    const left = await ownedLinks(b);
+    expect([left.has('br2300'), left.has('vx2300'), left.has('tr.300')]).toEqual([false, false, false]);
   });
 
   it('a bad object is refused (by the API or by the agent), changes nothing, and its field is named in status and in an Event', async () => {
