@@ -61,11 +61,8 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
   const { node, logger, metrics, config } = options;
   const clock = options.clock ?? (() => new Date());
   let expectation: DriftExpectation = { links: new Map() };
-  // The kernel as the apply left it was verified now: events stamped before are its own changes.
-  let verifiedAt: number | undefined;
   const applied = (report?: ApplyReport) => {
     expectation = { links: report?.links ?? expectation.links };
-    verifiedAt = Date.now();
   };
   let frrRead: { status: FrrStatus; at: number } | undefined;
   let previous: NodeNetworkStatusSection | undefined;
@@ -201,18 +198,17 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
         layer2Networks: desired.intent.frr.layer2s.length,
         skipped,
       };
-      if (failure !== undefined) return { result: 'error', counts, message: failure, retry, verifiedAt };
+      if (failure !== undefined) return { result: 'error', counts, message: failure, retry };
       if (skipped > 0)
         return {
           result: 'invalid',
           counts,
-          verifiedAt,
           message: [
             ...desired.objectErrors.map((e) => `${e.kind} ${e.name}: ${e.message}`),
             ...desired.sourceProblems.map((p) => `${p.where}: ${p.message}`),
           ].join('; '),
         };
-      return { result: 'success', counts, verifiedAt };
+      return { result: 'success', counts };
     },
   };
 }

@@ -22,8 +22,10 @@ export interface DriftTriggerOptions {
  * the agent applied (a watched link deleted, set down, moved to another master; an address added or
  * removed on it; one of fabrik's routes, protocol 249, deleted) enqueues a reconcile, which re-reads
  * everything and puts it back. Events of other links, carrier changes, the kernel's link-local
- * addresses and the routes zebra installs are ignored; so are the agent's own changes: each event
- * carries `ip`'s stamp, and the daemon drops those made before its last reconcile ended.
+ * addresses and the routes zebra installs are ignored. Each event carries `ip`'s stamp: the daemon
+ * drops those a reconcile had already read (made before it started), and holds those that arrive
+ * while one runs until it ends. The apply makes its last changes after its last observation, so
+ * changes made while it runs count (filtered as above), by hand or its own.
  */
 export function createDriftTrigger(options: DriftTriggerOptions): Trigger {
   return createStreamTrigger<NetlinkEvent>({
