@@ -31,6 +31,13 @@ export interface AgentMetrics {
 /** Seconds: from a reconcile that finds nothing to do (milliseconds) to a full FRR reload (seconds). */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] as const;
 
+/**
+ * How often the event loop lag is sampled. prom-client's default (10 ms) wakes an idle agent 100
+ * times a second, which in the lab's User-Mode Linux kernel (every syscall costly) was most of an
+ * idle agent's CPU; a loop blocked for longer than this still shows in the lag metrics.
+ */
+const EVENT_LOOP_SAMPLE_MS = 1000;
+
 export interface AgentMetricsOptions {
   /** Metric name prefix: `fabrik_agent_netns`. */
   readonly prefix: string;
@@ -43,7 +50,12 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
   if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(prefix)) throw new TypeError(`invalid metric prefix ${prefix}`);
   const registry = new Registry();
   const registers = [registry];
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: `${prefix}_` });
+  if (options.processMetrics ?? true)
+    collectDefaultMetrics({
+      register: registry,
+      prefix: `${prefix}_`,
+      eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
+    });
   const metrics: AgentMetrics = {
     registry,
     prefix,
