@@ -10,7 +10,7 @@ import {
 } from '@fabrik/netcore/netlink';
 import type { FrrApplyResult, FrrState } from './frr-state.js';
 import { hbrDesiredState, type Layer2Kernel } from './hbr-state.js';
-import { beforeFrrState } from './phases.js';
+import { beforeFrrState, touchesL3Vni } from './phases.js';
 
 /** What the node should run: the routing intent (FRR and kernel) and the L2 networks' kernel details. */
 export interface NodeIntent {
@@ -39,7 +39,10 @@ export interface ApplyReport {
   readonly owned: Readonly<Record<string, number>>;
   /** The FRR configuration now applied. */
   readonly frrConfig: string;
-  /** Milliseconds spent on netlink (observe, both phases, verification) and on FRR (check or reload, VNI mapping). */
+  /**
+   * Milliseconds spent on netlink (observe, both steps, verification; FRR's check of its running
+   * configuration runs alongside the observe) and on FRR's reload and the VNI mapping wait.
+   */
   readonly netlinkMs: number;
   readonly frrMs: number;
   /** The links the node now holds for this agent (owned, and a given hbr VRF), as the drift monitor expects them. */
@@ -96,6 +99,10 @@ export const nodeFrrConfig = (node: Pick<HbrNode, 'hostname'>, intent: NodeInten
  * computed from what the kernel and FRR show, so a process killed at any point converges when it
  * runs again. `prune: false` deletes no link or route (the last good state at start, before the
  * source has answered).
+ *
+ * When FRR already runs the rendered configuration and the step before FRR touches no device of
+ * an L3 VNI (an L2 network added or removed, drift of an L2 device), there is nothing to order:
+ * the full state is applied in one step, without a reload or a wait for zebra.
  */
 export async function applyNode(
   node: HbrNode,
@@ -104,40 +111,50 @@ export async function applyNode(
 ): Promise<ApplyReport> {
   const prune = options.prune ?? true;
   const t0 = performance.now();
-  // One observation serves the whole pass when the first step changes nothing (the common case:
-  // a resync, a reconcile caused by the agent's own changes): FRR does not change links.
-  const observed = await observeNode(node, intent);
+  const frrConfig = nodeFrrConfig(node, intent);
+  const [observed, frrCurrent] = await Promise.all([observeNode(node, intent), node.frr.current(frrConfig)]);
   const full = nodeDesiredState(node, intent, observed);
   const l3 = nodeDesiredState(node, intent, observed, 'l3-down');
-  const first = planNetlink(beforeFrrState(full, l3, observed), observed, { prune });
-  if (first.ops.length > 0) await node.netlink.apply(first);
-
-  const t1 = performance.now();
-  const frrConfig = nodeFrrConfig(node, intent);
-  const frr = await node.frr.apply(frrConfig);
-  // New L3 VNI devices or a new FRR configuration: zebra must map every L3 VNI to its VRF before
-  // the devices come up. Otherwise the mapping stands as it did.
-  if (frr.changed || first.ops.length > 0)
-    await node.frr.waitForVniMapping(
-      intent.frr.vrfs.map((v) => ({ vrf: v.name, vni: v.vni })),
-      node.vniWaitTimeoutMs,
+  const fullScope = observeScopeOf(full);
+  // The first step is verified in the full state's scope: that observation serves the last step
+  // (FRR does not change the links, addresses, routes and sysctls the plan manages).
+  const first = { ...planNetlink(beforeFrrState(full, l3, observed), observed, { prune }), scope: fullScope };
+  const inOneStep =
+    frrCurrent &&
+    !touchesL3Vni(
+      first,
+      l3,
+      intent.frr.vrfs.map((v) => v.name),
     );
 
-  const t2 = performance.now();
-  let lastOps: number;
-  if (first.ops.length > 0) lastOps = (await node.netlink.reconcile(full, { prune })).plan.ops.length;
-  else {
-    const last = planNetlink(full, observed, { prune });
-    if (last.ops.length > 0) await node.netlink.apply(last);
-    lastOps = last.ops.length;
+  let afterFirst = observed;
+  let firstOps = 0;
+  let frr: FrrApplyResult = { changed: false, added: 0, removed: 0, reloadMs: 0 };
+  let frrMs = 0;
+  if (!inOneStep) {
+    if (first.ops.length > 0) afterFirst = (await node.netlink.apply(first)).observed ?? observed;
+    firstOps = first.ops.length;
+    const t1 = performance.now();
+    frr = await node.frr.apply(frrConfig);
+    // New L3 VNI devices or a new FRR configuration: zebra must map every L3 VNI to its VRF before
+    // the devices come up. Otherwise the mapping stands as it did.
+    if (frr.changed || first.ops.length > 0)
+      await node.frr.waitForVniMapping(
+        intent.frr.vrfs.map((v) => ({ vrf: v.name, vni: v.vni })),
+        node.vniWaitTimeoutMs,
+      );
+    frrMs = Math.round(performance.now() - t1);
   }
+
+  const last = planNetlink(full, afterFirst, { prune });
+  if (last.ops.length > 0) await node.netlink.apply(last);
   return {
-    netlinkOps: first.ops.length + lastOps,
+    netlinkOps: firstOps + last.ops.length,
     frr,
     owned: countByKind(full),
     frrConfig,
-    netlinkMs: Math.round(t1 - t0 + (performance.now() - t2)),
-    frrMs: Math.round(t2 - t1),
+    netlinkMs: Math.round(performance.now() - t0 - frrMs),
+    frrMs,
     links: new Map<string, ExpectedLink>([
       [intent.frr.hbrVrf, {}],
       ...full.links.map((l) => [l.name, { up: l.up, master: l.master }] as const),

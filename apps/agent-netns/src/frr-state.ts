@@ -42,6 +42,11 @@ export const isVniMappingTimeoutError = errorGuard(VniMappingTimeoutError);
  * intent or by hand (drift), reloads.
  */
 export interface FrrState {
+  /**
+   * True when FRR runs `config` as this state applied it: the same configuration, and a running
+   * configuration unchanged since (one `show running-config`).
+   */
+  current(config: string): Promise<boolean>;
   apply(config: string): Promise<FrrApplyResult>;
   /** Waits until zebra maps every `{ vrf, vni }` (polling `show vrf vni`). */
   waitForVniMapping(expected: readonly { vrf: string; vni: number }[], timeoutMs: number): Promise<void>;
@@ -54,11 +59,15 @@ export interface FrrState {
 
 export function createFrrState(target: FrrTarget): FrrState {
   let applied: { config: string; running: string } | undefined;
+  const isCurrent = (config: string, running: string) =>
+    applied !== undefined && applied.config === config && applied.running === running;
   return {
+    async current(config) {
+      return isCurrent(config, await showRunningConfig(target));
+    },
     async apply(config) {
       const running = await showRunningConfig(target);
-      if (applied && applied.config === config && applied.running === running)
-        return { changed: false, added: 0, removed: 0, reloadMs: 0 };
+      if (isCurrent(config, running)) return { changed: false, added: 0, removed: 0, reloadMs: 0 };
       applied = undefined;
       const t0 = performance.now();
       const result = await reloadFrr({ ...target, config });

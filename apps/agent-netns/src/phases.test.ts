@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseFrrIntent } from '@fabrik/api';
-import type { ObservedLink, ObservedState } from '@fabrik/netcore/netlink';
+import type { ObservedLink, ObservedState, Plan, PlanOp } from '@fabrik/netcore/netlink';
 import { hbrDesiredState } from './hbr-state.js';
-import { beforeFrrState } from './phases.js';
+import { beforeFrrState, touchesL3Vni } from './phases.js';
 
 const base = {
   asn: 65000,
@@ -83,5 +83,29 @@ describe('beforeFrrState', () => {
   it('a foreign link of a desired name is not taken over here (the planner refuses it)', () => {
     const s = before(base, observed([], ['tr', 'br2100']));
     expect(s.links.map((l) => l.name)).not.toContain('br2100');
+  });
+});
+
+describe('touchesL3Vni', () => {
+  // red has L3 VNI 1001; an L2 network without a VRF makes the agent create VRF hbr (no VNI).
+  const intent = parseFrrIntent({ ...base, layer2s: [...base.layer2s, { vni: 2200, vlan: 200 }] });
+  const l3 = hbrDesiredState(intent, { owner: 't', phase: 'l3-down' });
+  const touches = (...ops: PlanOp[]) =>
+    touchesL3Vni({ desired: l3, options: {}, ops, scope: {} } satisfies Plan, l3, ['red']);
+
+  it('is false for what an L2 network added or removed changes before FRR (VRF hbr has no VNI)', () => {
+    expect(l3.links.map((l) => l.name)).toContain('hbr');
+    expect(touches({ op: 'link-add', spec: { kind: 'vrf', name: 'hbr', table: 1000, up: false } })).toBe(
+      false,
+    );
+    expect(touches({ op: 'link-del', name: 'vx2100' }, { op: 'link-del', name: 'tr.100' })).toBe(false);
+    expect(touches({ op: 'link-del', name: 'hbr' })).toBe(false);
+    expect(touches()).toBe(false);
+  });
+
+  it('is true when a VRF with a VNI, its bridge or its VXLAN device is created or changed', () => {
+    expect(touches({ op: 'link-del', name: 'vx2100' }, { op: 'link-del', name: 'red' })).toBe(true);
+    expect(touches({ op: 'link-set', name: 'vx1001', changes: { master: 'br1001' } })).toBe(true);
+    expect(touches({ op: 'link-addrgenmode', name: 'br1001', mode: 'none' })).toBe(true);
   });
 });

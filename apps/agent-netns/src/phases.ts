@@ -1,4 +1,10 @@
-import { isOwnedBy, type DesiredState, type ObservedState } from '@fabrik/netcore/netlink';
+import {
+  isOwnedBy,
+  type DesiredState,
+  type ObservedState,
+  type Plan,
+  type PlanOp,
+} from '@fabrik/netcore/netlink';
 
 /**
  * The netlink state applied before FRR is reloaded (pure), the first step of the safe order:
@@ -26,4 +32,39 @@ export function beforeFrrState(full: DesiredState, l3: DesiredState, observed: O
     master === undefined || master === null || present.has(master) ? { ...rest, master } : rest,
   );
   return { owner: full.owner, links: [...l3.links, ...kept] };
+}
+
+/** The link an operation changes (routes, neighbours and FDB entries name none). */
+function linkOf(op: PlanOp): string | undefined {
+  switch (op.op) {
+    case 'link-add':
+      return op.spec.name;
+    case 'link-del':
+    case 'link-addrgenmode':
+    case 'link-set':
+    case 'bridge-set':
+    case 'port-set':
+      return op.name;
+    case 'addr-add':
+    case 'addr-del':
+    case 'sysctl-set':
+      return op.dev;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * True when the step before FRR changes a device that carries an L3 VNI: a VRF with a VNI, its
+ * bridge and VXLAN device (and vrf-ibgp's veth pair), all that the l3-down state `l3` lists but
+ * the VRFs without a VNI (pure). Zebra must then learn the VRF-to-VNI mapping before they come up,
+ * so the safe order runs even when FRR's configuration does not change (a VRF deleted by hand).
+ */
+export function touchesL3Vni(first: Plan, l3: DesiredState, vrfsWithVni: readonly string[]): boolean {
+  const declared = new Set(vrfsWithVni);
+  const l3Vni = new Set(l3.links.filter((l) => l.kind !== 'vrf' || declared.has(l.name)).map((l) => l.name));
+  return first.ops.some((op) => {
+    const link = linkOf(op);
+    return link !== undefined && l3Vni.has(link);
+  });
 }
