@@ -25,7 +25,9 @@ export interface DriftTriggerOptions {
  * addresses and the routes zebra installs are ignored. Each event carries `ip`'s stamp: the daemon
  * drops those a reconcile had already read (made before it started), and holds those that arrive
  * while one runs until it ends. The apply makes its last changes after its last observation, so
- * changes made while it runs count (filtered as above), by hand or its own.
+ * changes made while it runs are judged once it has ended, the last one per object, against the
+ * links it then expects: a link it deleted itself no longer counts; a link set down by hand in that
+ * time does. (Addresses and fabrik's routes have no expectation yet: those events always count.)
  */
 export function createDriftTrigger(options: DriftTriggerOptions): Trigger {
   return createStreamTrigger<NetlinkEvent>({
@@ -33,9 +35,24 @@ export function createDriftTrigger(options: DriftTriggerOptions): Trigger {
     open: (onEvent) => options.netlink.monitor(onEvent),
     reasonOf: (event) => driftReason(event, options.expected()),
     changedAt: (event) => event.at?.getTime(),
+    // The apply's own deletions arrive while it runs: judged again after it, against what the agent
+    // then expects, they no longer call for a second reconcile.
+    objectOf: driftObject,
     onExit: options.onMonitorExit,
     restartDelayMs: options.restartDelayMs,
   });
+}
+
+/** The object an event concerns, for judging the last event per object again after an apply. */
+export function driftObject(event: NetlinkEvent): string {
+  switch (event.object) {
+    case 'link':
+      return `link ${event.name}`;
+    case 'address':
+      return `address ${event.address} on ${event.dev}`;
+    case 'route':
+      return `route ${event.dst}${event.table ? ` table ${event.table}` : ''}`;
+  }
 }
 
 /** Why `event` calls for a reconcile, or undefined when it does not concern the agent's objects (pure). */

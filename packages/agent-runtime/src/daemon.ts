@@ -44,10 +44,24 @@ export interface ReconcileOutcome {
  * observed (a kernel or OVSDB event) that happened at that time: `ip -ts`'s stamp, or when the event
  * was received. Such a change made before the last reconcile's `verifiedAt` is covered by it (the
  * agent's own changes, typically) and ignored; one that arrives while a reconcile runs is held
- * until it ends and then judged the same way. Without `changedAt` (the intent source, a resync) the
- * request always counts.
+ * until it ends and then judged the same way, and, when it comes with a {@link Recheck}, judged
+ * again against what the agent expects after that reconcile. Without `changedAt` (the intent
+ * source, a resync) the request always counts.
  */
-export type Enqueue = (reason: string, changedAt?: number) => void;
+export type Enqueue = (reason: string, changedAt?: number, recheck?: Recheck) => void;
+
+/**
+ * How to judge an observed change again once the reconcile that ran while it arrived has ended:
+ * an apply that deletes a link reports "deleted" while the agent still expects the link, and only
+ * the expectation after the apply says whether that was its own doing. Of the held changes with
+ * the same `key` (one object) only the last is judged: it tells the object's state at the end.
+ */
+export interface Recheck {
+  /** The object the change concerns (`link vx2101`). */
+  readonly key: string;
+  /** Why the change still calls for a reconcile, or undefined when the agent now expects it. */
+  readonly reason: () => string | undefined;
+}
 
 /** Another cause of reconciles besides the source (a kernel event monitor, ...). */
 export interface Trigger {
@@ -103,7 +117,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // Observed changes made before `quietBefore` (the last reconcile's verifiedAt) are covered by it;
   // those that arrive while a reconcile runs are held until it ends.
   let quietBefore = 0;
-  let held: { reason: string; changedAt: number }[] | undefined;
+  let held: { reason: string; changedAt: number; recheck?: Recheck }[] | undefined;
 
   const readiness = (): Readiness => {
     const reasons: string[] = [];
@@ -162,20 +176,31 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     queue.add(KEY, reason);
     metrics.queueDepth.set(queue.depth);
   };
-  const enqueue: Enqueue = (reason, changedAt) => {
+  const ignore = (reason: string, why: string) => {
+    ownChangesIgnored.inc();
+    logger.debug({ change: reason }, `ignored: ${why}`);
+  };
+  const enqueue: Enqueue = (reason, changedAt, recheck) => {
     if (changedAt === undefined) add(reason);
-    else if (held) held.push({ reason, changedAt });
-    else if (changedAt < quietBefore) {
-      ownChangesIgnored.inc();
-      logger.debug({ change: reason }, 'ignored: covered by the last reconcile');
-    } else add(reason);
+    else if (held) held.push({ reason, changedAt, ...(recheck ? { recheck } : {}) });
+    else if (changedAt < quietBefore) ignore(reason, 'covered by the last reconcile');
+    else add(reason);
   };
   /** A reconcile ended, having verified the node at `at`: judge what was held meanwhile. */
   function quietAfter(at: number): void {
     quietBefore = at;
     const judged = held ?? [];
     held = undefined;
-    for (const h of judged) enqueue(h.reason, h.changedAt);
+    const lastOfKey = new Map<string, number>();
+    judged.forEach((h, i) => h.recheck && lastOfKey.set(h.recheck.key, i));
+    judged.forEach((h, i) => {
+      if (!h.recheck) return enqueue(h.reason, h.changedAt);
+      if (lastOfKey.get(h.recheck.key) !== i)
+        return ignore(h.reason, `a later change of ${h.recheck.key} followed`);
+      const reason = h.recheck.reason();
+      if (reason === undefined) ignore(h.reason, 'expected after the last reconcile');
+      else enqueue(reason, h.changedAt);
+    });
   }
 
   const endpoints = await startEndpoints({

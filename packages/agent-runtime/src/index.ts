@@ -37,6 +37,7 @@ export type {
   Daemon,
   DaemonOptions,
   Enqueue,
+  Recheck,
   ReconcileOutcome,
   ReconcileRequest,
   ReconcileResult,

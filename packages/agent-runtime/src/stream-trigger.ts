@@ -18,6 +18,12 @@ export interface StreamTriggerOptions<E> {
    * undefined): when the event was received.
    */
   readonly changedAt?: (event: E) => number | undefined;
+  /**
+   * The object an event concerns (`link vx2101`): with it, an event that arrives during a reconcile
+   * is judged again by `reasonOf` once the reconcile has ended (the last one per object), against
+   * what the agent expects then (see the daemon's `Recheck`).
+   */
+  readonly objectOf?: (event: E) => string;
   /** Told when the stream ended by itself, with why; it is reopened after `restartDelayMs`. */
   readonly onExit?: (why: string) => void;
   /** Default: 1000 ms. */
@@ -41,7 +47,10 @@ export function createStreamTrigger<E>(options: StreamTriggerOptions<E>): Trigge
   const start = (enqueue: Enqueue): void => {
     const stream = options.open((event) => {
       const reason = options.reasonOf(event);
-      if (reason !== undefined) enqueue(reason, options.changedAt?.(event) ?? Date.now());
+      if (reason === undefined) return;
+      const key = options.objectOf?.(event);
+      const recheck = key === undefined ? undefined : { key, reason: () => options.reasonOf(event) };
+      enqueue(reason, options.changedAt?.(event) ?? Date.now(), recheck);
     });
     current = stream;
     void stream.exited
