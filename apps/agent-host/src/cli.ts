@@ -11,9 +11,7 @@ import {
   type IntentSource,
   type Logger,
 } from '@fabrik/agent-runtime';
-import { createKubernetesSource } from '@fabrik/agent-runtime/kubernetes';
 import { LAYER2_NETWORK_RESOURCE, VRF_RESOURCE } from '@fabrik/api';
-import { loadKubeConfig } from '@fabrik/kube';
 import { createNetlink } from '@fabrik/netcore/netlink';
 import { loadHostConfig, type HostConfig } from './config.js';
 import { planHost, reconcileHost, type HostAgentContext } from './host-agent.js';
@@ -21,7 +19,10 @@ import { createJournalStore } from './journal.js';
 import { MIGRATION_STEPS } from './migration.js';
 import { connectOvsOnce } from './ovs-connection.js';
 import { relayPasswordDir, relayedIntent } from './relay.js';
-import { runAgent } from './run.js';
+
+// The daemon (./run.js) and the Kubernetes modules are imported by the verbs that need them:
+// @kubernetes/client-node takes seconds to load on a slow node, and `cleanup` or a file-source
+// `plan` never use it.
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -50,13 +51,17 @@ function crashFailpoint(env: NodeJS.ProcessEnv, logger: Logger): HostAgentContex
   };
 }
 
-function sourceOf(config: HostConfig): IntentSource {
+async function sourceOf(config: HostConfig): Promise<IntentSource> {
   if (config.source.kind === 'file')
     return createFileSource({
       path: config.source.path,
       kinds: ['VRF', 'Layer2Network'],
       nodeName: config.nodeName,
     });
+  const [{ loadKubeConfig }, { createKubernetesSource }] = await Promise.all([
+    import('@fabrik/kube'),
+    import('@fabrik/agent-runtime/kubernetes'),
+  ]);
   const { kc } = loadKubeConfig({ kubeconfig: config.source.kubeconfig });
   return createKubernetesSource({
     kc,
@@ -70,7 +75,7 @@ function sourceOf(config: HostConfig): IntentSource {
 
 /** One snapshot of the source, for `plan` (waits for its first answer). */
 async function readSource(config: HostConfig, timeoutMs = 30_000): Promise<IntentSnapshot> {
-  const source = sourceOf(config);
+  const source = await sourceOf(config);
   await source.start(() => {});
   try {
     for (const end = Date.now() + timeoutMs; !source.hasSynced(); await new Promise((r) => setTimeout(r, 50)))
@@ -97,7 +102,8 @@ async function oneShotContext(config: HostConfig, logger: Logger): Promise<HostA
   };
 }
 
-process.exitCode = await runAgentCli(
+// No top-level await: the bundle (scripts/bundle.ts) is CommonJS.
+void runAgentCli(
   {
     name: 'fabrik-agent-host',
     version: VERSION,
@@ -111,6 +117,7 @@ process.exitCode = await runAgentCli(
           const config = await loadHostConfig(configPath);
           const logger = createLogger({ name: 'agent-host' });
           const afterJournalStep = crashFailpoint(process.env, logger);
+          const { runAgent } = await import('./run.js');
           return runAgent(config, logger, afterJournalStep ? { afterJournalStep } : {});
         },
       },
@@ -158,4 +165,6 @@ process.exitCode = await runAgentCli(
     },
   },
   process.argv.slice(2),
-);
+).then((code) => {
+  process.exitCode = code;
+});

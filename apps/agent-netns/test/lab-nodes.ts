@@ -18,6 +18,8 @@ import { startAgentProcess, startFrr, type AgentProcess, type FrrInstance } from
 // through tr.<vid>, the bridge and VXLAN that agent-netns builds. Needs `npm run build` first.
 
 export const AGENT_BIN = fileURLToPath(new URL('../bin/fabrik-agent-netns.mjs', import.meta.url));
+/** The agent's V8 code caches in the node's directory, not on this machine's disk (its default). */
+const codeCacheEnv = (node: LabNode) => ({ FABRIK_AGENT_NETNS_CODE_CACHE_DIR: join(node.dir, 'code-cache') });
 export const API_VERSION = 'network.fabrik.dev/v1alpha1';
 const TRUNK_HOST = 'tr-host';
 
@@ -181,7 +183,7 @@ export function startAgent(node: LabNode, env: NodeJS.ProcessEnv = {}): AgentPro
     command: [process.execPath, AGENT_BIN, 'run', '--config', node.configFile],
     healthAddress: node.health,
     metricsAddress: node.metrics,
-    env: { LOG_LEVEL: 'info', ...env },
+    env: { LOG_LEVEL: 'info', ...codeCacheEnv(node), ...env },
   });
   return node.agent;
 }
@@ -195,7 +197,7 @@ export async function agentCommand(
     const { stdout, stderr } = await runCommand(
       process.execPath,
       [AGENT_BIN, command, '--config', node.configFile],
-      { timeoutMs: 120_000 },
+      { env: { ...process.env, ...codeCacheEnv(node) }, timeoutMs: 120_000 },
     );
     return { code: 0, stdout, stderr };
   } catch (e) {

@@ -179,13 +179,19 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
     await frr.stop();
     throw e;
   }
+  // The agents' V8 code caches (one per verb, see @fabrik/cni-bundle) in the node's directory, not
+  // on this machine's disk: every lab run starts them cold, as a new node does.
+  const agentCodeCacheEnv = {
+    FABRIK_AGENT_HOST_CODE_CACHE_DIR: join(dir, 'code-cache', 'agent-host'),
+    FABRIK_AGENT_NETNS_CODE_CACHE_DIR: join(dir, 'code-cache', 'agent-netns'),
+  };
   const agent = (kind: AgentKind, netns: string, config: string) =>
     supervise({
       name: `agent-${kind} ${node.id}`,
       command: process.execPath,
       args: [AGENT_BINS[kind], 'run', '--config', config],
       netns,
-      env: { NODE_NAME: node.name },
+      env: { NODE_NAME: node.name, ...agentCodeCacheEnv },
     });
   const agents = {
     host: agent('host', node.host, paths.hostConfig),
@@ -219,7 +225,7 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
           'ip',
           ['netns', 'exec', netns, process.execPath, AGENT_BINS[kind], command, '--config', config],
           {
-            env: { ...process.env, NODE_NAME: node.name },
+            env: { ...process.env, NODE_NAME: node.name, ...agentCodeCacheEnv },
             timeoutMs: 120_000,
           },
         );

@@ -49,6 +49,13 @@ spec:
   config: '{"cniVersion":"1.0.0","name":"vlan400","type":"fabrik-ovs","vlan":400,"ipam":{"type":"fabrik-ipam","ippools":["vlan400"]}}'
 `;
 
+/**
+ * Between two reads of NodeNetworkStatus while waiting for an agent's report: short at first, then
+ * longer, since each read is a TLS request served on the lab kernel's one thread that the agents
+ * being waited for need.
+ */
+const REPORT_POLL_MS = [100, 250, 500] as const;
+
 interface NnsSection {
   readonly configStatus?: string;
   readonly objectErrors?: readonly { kind: string; name: string; field?: string; message: string }[];
@@ -106,13 +113,18 @@ export async function waitForProvisioned(c: LabCluster, baseline: AppliedObjects
   );
 }
 
-/** Both agents' `plan` on every node: exit 0 (nothing to change). */
+/**
+ * Both agents' `plan` on every node: exit 0 (nothing to change). One after the other, so that each
+ * one's duration is its own (the lab kernel's one thread makes the total about the same).
+ */
 async function plansEmpty(nodes: readonly NodeRuntime[]): Promise<string> {
-  const runs = await Promise.all(
-    nodes.flatMap((rt) =>
-      (['netns', 'host'] as const).map(async (kind) => ({ rt, kind, ...(await rt.agentCli(kind, 'plan')) })),
-    ),
-  );
+  const runs = [];
+  for (const rt of nodes)
+    for (const kind of ['netns', 'host'] as const) {
+      const t0 = performance.now();
+      const result = await rt.agentCli(kind, 'plan');
+      runs.push({ rt, kind, ms: performance.now() - t0, ...result });
+    }
   const changed = runs.filter((r) => r.code !== 0);
   if (changed.length)
     throw new Error(
@@ -120,7 +132,8 @@ async function plansEmpty(nodes: readonly NodeRuntime[]): Promise<string> {
         .map((r) => `agent-${r.kind} ${r.rt.node.id}: plan exit ${r.code}\n${r.stdout}${r.stderr}`.trim())
         .join('\n'),
     );
-  return `${runs.length} plans exit 0`;
+  const took = runs.map((r) => `agent-${r.kind} ${r.rt.node.id} ${(r.ms / 1000).toFixed(1)} s`);
+  return `${runs.length} plans exit 0: ${took.join(', ')}`;
 }
 
 export async function runClusterLab(report: LabReport, options: ClusterScenarioOptions = {}): Promise<void> {
@@ -281,15 +294,19 @@ export async function runClusterLab(report: LabReport, options: ClusterScenarioO
       async () => {
         const before = await c.inventories();
         await c.cp.kubectl('apply', '-f', AGENT_REFUSED.file);
-        const reported = await waitFor('both nodes to report bad-mac', async () => {
-          const list = await c.cp.kube.list<Nns>(API_PATHS.nns);
-          const errors = list.map((n) =>
-            n.status?.netns?.objectErrors?.find((o) => o.name === AGENT_REFUSED.name),
-          );
-          return errors.every((e) => e !== undefined) && errors.length === c.nodes.length
-            ? errors
-            : undefined;
-        });
+        const reported = await waitFor(
+          'both nodes to report bad-mac',
+          async () => {
+            const list = await c.cp.kube.list<Nns>(API_PATHS.nns);
+            const errors = list.map((n) =>
+              n.status?.netns?.objectErrors?.find((o) => o.name === AGENT_REFUSED.name),
+            );
+            return errors.every((e) => e !== undefined) && errors.length === c.nodes.length
+              ? errors
+              : undefined;
+          },
+          { intervalMs: REPORT_POLL_MS },
+        );
         for (const e of reported)
           if (e?.field !== AGENT_REFUSED.field)
             throw new Error(`reported with field ${e?.field}: ${e?.message}`);

@@ -2,15 +2,19 @@ import { runInNetns } from '@fabrik/netcore';
 
 // Waiting for a distributed system to converge: poll an observable until it holds.
 
-/** Polls `probe` every `intervalMs` until it returns a value (not undefined/false); its last error explains a timeout. */
+/**
+ * Polls `probe` until it returns a value (not undefined/false); its last error explains a timeout.
+ * `intervalMs` between two polls: one delay, or successive delays whose last repeats (a back-off).
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined | false>,
-  options: { timeoutMs?: number; intervalMs?: number } = {},
+  options: { timeoutMs?: number; intervalMs?: number | readonly number[] } = {},
 ): Promise<T> {
   const until = Date.now() + (options.timeoutMs ?? 30_000);
+  const delays = [options.intervalMs ?? 200].flat();
   let last: unknown;
-  for (;;) {
+  for (let poll = 0; ; poll++) {
     try {
       const value = await probe();
       if (value !== undefined && value !== false) return value;
@@ -20,7 +24,7 @@ export async function waitFor<T>(
     }
     if (Date.now() > until)
       throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-    await new Promise((r) => setTimeout(r, options.intervalMs ?? 200));
+    await new Promise((r) => setTimeout(r, delays[Math.min(poll, delays.length - 1)]));
   }
 }
 

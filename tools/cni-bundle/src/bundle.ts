@@ -1,12 +1,12 @@
-// Bundles a CNI plugin into one executable file: CommonJS so that it runs with no package.json next
-// to it (CNI bin directories have none), workspace packages taken from their TypeScript sources, and
-// command modules kept lazy (esbuild wraps dynamic imports in init functions), so VERSION evaluates
-// almost nothing. The plugin is built first and embedded as a string into launcher.ts, which
-// compiles it with a V8 code cache.
+// Bundles a fabrik program (a CNI plugin, an agent) into one executable file: CommonJS so that it
+// runs with no package.json next to it (CNI bin directories have none), workspace packages taken
+// from their TypeScript sources, and command modules kept lazy (esbuild wraps dynamic imports in
+// init functions), so a verb evaluates only what it imports. The program is built first and
+// embedded as a string into launcher.ts, which compiles it with a V8 code cache.
 import { build, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { chmod, readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { chmod, cp, readFile } from 'node:fs/promises';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -44,6 +44,31 @@ const launcher = fileURLToPath(
   new URL(`./launcher${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
 );
 
+/**
+ * `import.meta.url` of a bundled module names the bundle file (modules that read files beside
+ * themselves, such as @fabrik/frr's templates, find them through {@link ProgramBundleOptions.assets}).
+ * The payload runs as a CommonJS function whose `__filename` is the bundle's path (launcher.ts).
+ */
+const IMPORT_META_URL = '__fabrik_import_meta_url';
+const importMetaUrlBanner = `var ${IMPORT_META_URL}=require("node:url").pathToFileURL(__filename).href;`;
+
+/**
+ * Which of a program's code caches a run uses: each caches what its own path compiled.
+ * `cni-command`: the `CNI_COMMAND` variable (ADD, DEL, ...); `verb`: the first argument (run, plan, ...).
+ */
+export type CodeCacheKey = 'cni-command' | 'verb';
+
+export interface ProgramBundleOptions {
+  /** The program's entry module (TypeScript). */
+  readonly entry: string;
+  /** The executable to write (mode 755). */
+  readonly outfile: string;
+  /** Where the launcher keeps V8 code caches, and the environment variable that overrides it ("off": none). */
+  readonly codeCache: { readonly dir: string; readonly env: string; readonly key: CodeCacheKey };
+  /** Directories copied beside the outfile (`to` relative to its directory): files the program reads at run time. */
+  readonly assets?: readonly { readonly from: string; readonly to: string }[];
+}
+
 export interface BundleOptions {
   /** The plugin's entry module (TypeScript). */
   readonly entry: string;
@@ -55,6 +80,11 @@ export interface BundleOptions {
 
 /** Writes the executable single-file plugin and returns the size of the embedded plugin code in bytes. */
 export async function bundleCniPlugin(options: BundleOptions): Promise<number> {
+  return bundleProgram({ ...options, codeCache: { ...options.codeCache, key: 'cni-command' } });
+}
+
+/** Writes the executable single-file program (and its assets) and returns the size of the embedded code in bytes. */
+export async function bundleProgram(options: ProgramBundleOptions): Promise<number> {
   const payload = await build({
     ...common,
     entryPoints: [options.entry],
@@ -62,6 +92,8 @@ export async function bundleCniPlugin(options: BundleOptions): Promise<number> {
     write: false,
     outfile: 'payload.js',
     plugins: [zodNamespaceImports],
+    define: { 'import.meta.url': IMPORT_META_URL },
+    banner: { js: importMetaUrlBanner },
   });
   const code = payload.outputFiles[0]?.text ?? '';
   const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
@@ -76,8 +108,11 @@ export async function bundleCniPlugin(options: BundleOptions): Promise<number> {
       __FABRIK_PLUGIN_PAYLOAD_HASH__: JSON.stringify(hash),
       __FABRIK_CODE_CACHE_DIR__: JSON.stringify(options.codeCache.dir),
       __FABRIK_CODE_CACHE_ENV__: JSON.stringify(options.codeCache.env),
+      __FABRIK_CODE_CACHE_KEY__: JSON.stringify(options.codeCache.key),
     },
   });
   await chmod(options.outfile, 0o755);
+  for (const asset of options.assets ?? [])
+    await cp(asset.from, join(dirname(options.outfile), asset.to), { recursive: true, force: true });
   return code.length;
 }

@@ -1,2 +1,2 @@
-export { bundleCniPlugin } from './bundle.js';
-export type { BundleOptions } from './bundle.js';
+export { bundleCniPlugin, bundleProgram } from './bundle.js';
+export type { BundleOptions, CodeCacheKey, ProgramBundleOptions } from './bundle.js';

@@ -1,17 +1,19 @@
-// The first code of a bundled CNI plugin binary. It compiles the plugin (embedded as a string at build time)
-// with a V8 code cache, so that the per-call cost of parsing and compiling the plugin's code mostly
-// disappears: a CNI plugin is a new process for every ADD and DEL. Each CNI_COMMAND gets its own
-// cache (written at exit by the first run of a build, keyed by the build's hash, the Node version
-// and the architecture), because each command compiles different functions.
+// The first code of a bundled program (a CNI plugin, an agent). It compiles the program (embedded as
+// a string at build time) with a V8 code cache, so that the per-start cost of parsing and compiling
+// its code mostly disappears: a CNI plugin is a new process for every ADD and DEL, and an agent's
+// verbs (plan, cleanup) are short processes too. Each CNI_COMMAND (plugin) or verb (agent) gets its
+// own cache (written at exit by the first successful run of a build, keyed by the build's hash,
+// the Node version and the architecture), because each compiles different functions.
 //
 // V8 checks that a cache matches the source and its flags but does not defend against a forged
 // one, so a cache is used only from a directory and a file that belong to this user and that nobody
 // else can write (by default under /var/lib/cni, root's). Any problem: compile without a cache.
 //
-// The file has no extension, so Node decides between CommonJS and ESM by the nearest package.json
-// (CommonJS in a CNI bin directory, ESM in this package's dist/): the launcher therefore uses
-// neither `require` nor `import` but process.getBuiltinModule (Node >= 20.16), and hands the plugin
-// (CommonJS) a require of its own.
+// A plugin file has no extension, so Node decides between CommonJS and ESM by the nearest
+// package.json (CommonJS in a CNI bin directory, ESM in this package's dist/): the launcher therefore
+// uses neither `require` nor `import` but process.getBuiltinModule (Node >= 20.16), and hands the
+// program (CommonJS) a require of its own. Its file is `__filename` when Node loaded it as CommonJS
+// (an agent's bundle is `.cjs`, required by its bin), else the script Node was asked to run.
 import type * as Fs from 'node:fs';
 import type * as Module from 'node:module';
 import type * as Path from 'node:path';
@@ -24,6 +26,8 @@ declare const __FABRIK_PLUGIN_PAYLOAD_HASH__: string;
 declare const __FABRIK_CODE_CACHE_DIR__: string;
 /** The environment variable that overrides it ("off" disables the cache). */
 declare const __FABRIK_CODE_CACHE_ENV__: string;
+/** What selects the cache: `cni-command` (CNI_COMMAND) or `verb` (the first argument). */
+declare const __FABRIK_CODE_CACHE_KEY__: 'cni-command' | 'verb';
 
 const builtin = (process as unknown as { getBuiltinModule(id: string): unknown }).getBuiltinModule;
 const { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync, realpathSync } = builtin(
@@ -60,14 +64,14 @@ function writeCache(dir: string, file: string, data: Buffer): void {
 }
 
 const dir = process.env[__FABRIK_CODE_CACHE_ENV__] ?? __FABRIK_CODE_CACHE_DIR__;
-const command = /^[A-Z]{1,16}$/.test(process.env['CNI_COMMAND'] ?? '')
-  ? (process.env['CNI_COMMAND'] ?? '')
-  : 'OTHER';
+const selector = (__FABRIK_CODE_CACHE_KEY__ === 'verb' ? process.argv[2] : process.env['CNI_COMMAND']) ?? '';
+// Part of a file name: anything but a plain word shares the cache `OTHER`.
+const command = /^[A-Za-z]{1,16}$/.test(selector) ? selector : 'OTHER';
 const file = join(dir, `${__FABRIK_PLUGIN_PAYLOAD_HASH__}-${process.version}-${process.arch}-${command}.bin`);
 const useCache = dir !== 'off';
 const cachedData = useCache ? readCache(dir, file) : undefined;
 const source = `(function (exports, require, module, __filename, __dirname) {${__FABRIK_PLUGIN_PAYLOAD__}\n})`;
-const filename = realpathSync(process.argv[1] ?? '.');
+const filename = typeof __filename === 'string' ? __filename : realpathSync(process.argv[1] ?? '.');
 const script = new Script(source, { filename, ...(cachedData ? { cachedData } : {}) });
 if (useCache && (!cachedData || script.cachedDataRejected)) {
   // At exit the cache also holds every function this command compiled lazily; only a successful
