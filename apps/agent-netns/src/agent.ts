@@ -62,7 +62,7 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
   const clock = options.clock ?? (() => new Date());
   let expectation: DriftExpectation = { links: new Map() };
   const applied = (report?: ApplyReport) => {
-    expectation = { links: report?.links ?? expectation.links };
+    expectation = report ? { links: report.links, routeTables: report.routeTables } : expectation;
   };
   let frrRead: { status: FrrStatus; at: number } | undefined;
   let previous: NodeNetworkStatusSection | undefined;

@@ -47,7 +47,12 @@ export interface ApplyReport {
   readonly frrMs: number;
   /** The links the node now holds for this agent (owned, and a given hbr VRF), as the drift monitor expects them. */
   readonly links: ReadonlyMap<string, ExpectedLink>;
+  /** The routing tables in which the agent now keeps routes (its unreachable defaults), as numbers. */
+  readonly routeTables: ReadonlySet<string>;
 }
+
+/** The kernel's main routing table: a route without a table is in it. */
+export const MAIN_TABLE = 254;
 
 /** What a link should look like: its admin state and master, where the desired state says. */
 export interface ExpectedLink {
@@ -70,14 +75,19 @@ export function nodeDesiredState(
   observed: ObservedState,
   phase: 'full' | 'l3-down' = 'full',
 ): DesiredState {
-  const hbr = observed.links.find((l) => l.spec.name === intent.frr.hbrVrf);
   return hbrDesiredState(intent.frr, {
     owner: node.owner,
     trunk: node.trunk,
     layer2: intent.layer2,
-    hbrVrfGiven: hbr !== undefined && !isOwnedBy(hbr.alias, node.owner),
+    hbrVrfGiven: hbrVrfGiven(node, intent, observed),
     phase,
   });
+}
+
+/** The hbr VRF exists and is not this agent's: the HBR container made it (seed 004). */
+function hbrVrfGiven(node: Pick<HbrNode, 'owner'>, intent: NodeIntent, observed: ObservedState): boolean {
+  const hbr = observed.links.find((l) => l.spec.name === intent.frr.hbrVrf);
+  return hbr !== undefined && !isOwnedBy(hbr.alias, node.owner);
 }
 
 /** What the namespace holds of the object types `intent`'s state uses (links, addresses, routes, sysctls). */
@@ -155,10 +165,12 @@ export async function applyNode(
     frrConfig,
     netlinkMs: Math.round(performance.now() - t0 - frrMs),
     frrMs,
+    // A given hbr VRF is expected to stay; one the agent made only while the desired state has it.
     links: new Map<string, ExpectedLink>([
-      [intent.frr.hbrVrf, {}],
+      ...(hbrVrfGiven(node, intent, observed) ? [[intent.frr.hbrVrf, {}] as const] : []),
       ...full.links.map((l) => [l.name, { up: l.up, master: l.master }] as const),
     ]),
+    routeTables: new Set((full.routes ?? []).map((r) => String(r.table ?? MAIN_TABLE))),
   };
 }
 

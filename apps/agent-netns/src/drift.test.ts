@@ -10,6 +10,7 @@ const expected: DriftExpectation = {
     ['vx2100', { up: true, master: 'br2100' }],
     ['tr.100', { up: true, master: 'br2100' }],
   ]),
+  routeTables: new Set(['1001001']),
 };
 const later = new Date(Date.UTC(2026, 0, 1, 13));
 
@@ -73,5 +74,20 @@ describe('driftReason', () => {
       'a fabrik route added',
       { object: 'route', deleted: false, dst: 'default', table: '1001001', protocol: '249', at: later },
     ],
+    [
+      'a fabrik route deleted in a table the agent no longer keeps (its VRF went away)',
+      { object: 'route', deleted: true, dst: 'default', table: '1000000', protocol: '249', at: later },
+    ],
   ])('ignores %s', (_what, event) => expect(driftReason(event, expected)).toBeUndefined());
+
+  it('counts a fabrik route deleted in any table before the first apply (no tables known yet)', () => {
+    const event: NetlinkEvent = {
+      object: 'route',
+      deleted: true,
+      dst: 'default',
+      table: '1000000',
+      protocol: '249',
+    };
+    expect(driftReason(event, { links: expected.links })).toBe('route default table 1000000 deleted');
+  });
 });

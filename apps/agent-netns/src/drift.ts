@@ -1,11 +1,13 @@
 import { createStreamTrigger, type Trigger } from '@fabrik/agent-runtime';
 import { FABRIK_ROUTE_PROTOCOL, type Netlink, type NetlinkEvent } from '@fabrik/netcore/netlink';
-import type { ExpectedLink } from './apply.js';
+import { MAIN_TABLE, type ExpectedLink } from './apply.js';
 
 /** What the drift monitor compares events with (updated by every reconcile). */
 export interface DriftExpectation {
   /** The links the agent owns or wants, with their expected admin state and master. */
   readonly links: ReadonlyMap<string, ExpectedLink>;
+  /** The routing tables in which the agent keeps routes; unknown (before the first apply): every table. */
+  readonly routeTables?: ReadonlySet<string>;
 }
 
 export interface DriftTriggerOptions {
@@ -26,8 +28,9 @@ export interface DriftTriggerOptions {
  * drops those a reconcile had already read (made before it started), and holds those that arrive
  * while one runs until it ends. The apply makes its last changes after its last observation, so
  * changes made while it runs are judged once it has ended, the last one per object, against the
- * links it then expects: a link it deleted itself no longer counts; a link set down by hand in that
- * time does. (Addresses and fabrik's routes have no expectation yet: those events always count.)
+ * links and route tables it then expects: a link it deleted itself (a VRF, with its table's routes)
+ * no longer counts; a link set down by hand in that time does. (Addresses have no expectation yet:
+ * those events on an expected link always count.)
  */
 export function createDriftTrigger(options: DriftTriggerOptions): Trigger {
   return createStreamTrigger<NetlinkEvent>({
@@ -73,8 +76,14 @@ export function driftReason(event: NetlinkEvent, expected: DriftExpectation): st
       if (!expected.links.has(event.dev) || /^fe[89ab]/i.test(event.address)) return undefined;
       return `address ${event.address} on ${event.dev} ${event.deleted ? 'deleted' : 'added'}`;
     case 'route':
+      // A table the agent no longer keeps routes in (its VRF went away with the apply) is not drift.
+      if (expected.routeTables && !expected.routeTables.has(tableNumber(event.table))) return undefined;
       return event.deleted && event.protocol === String(FABRIK_ROUTE_PROTOCOL)
         ? `route ${event.dst}${event.table ? ` table ${event.table}` : ''} deleted`
         : undefined;
   }
 }
+
+/** `ip monitor` omits the main table and may name it. */
+const tableNumber = (table: string | undefined): string =>
+  table === undefined || table === 'main' ? String(MAIN_TABLE) : table;
