@@ -99,25 +99,15 @@ describe('the daemon ignores observed changes the last reconcile covered', () =>
     expect(runs).toEqual([['start'], ['link tr.100 deleted']]);
     expect(await ignored()).toBe(0);
   });
-});
 
-describe('the daemon judges held changes again once the reconcile has ended', () => {
-  let daemon: Daemon | undefined;
-  afterEach(async () => {
-    await daemon?.stop();
-    daemon = undefined;
-  });
-
-  // A node of links that may be down; the agent expects `expected` (vx1 goes away in the first
-  // reconcile). `during` runs inside the first reconcile: the changes seen while it runs.
-  async function start(
+  // Links the agent expects (vx1 goes away in the first reconcile), changes of them seen while that
+  // reconcile runs, judged again by what the agent expects after it.
+  function linkChanges(
     during: (change: (link: string, what: 'deleted' | 'set down' | 'set up') => void) => void,
   ) {
     let expected = new Set(['vx1', 'vx2']);
     const down = new Set<string>();
-    const runs: string[][] = [];
     let first = true;
-    const metrics = createAgentMetrics({ prefix: 'test', processMetrics: false });
     const change = (link: string, what: 'deleted' | 'set down' | 'set up') => {
       if (what === 'set down') down.add(link);
       if (what === 'set up') down.delete(link);
@@ -125,42 +115,31 @@ describe('the daemon judges held changes again once the reconcile has ended', ()
         expected.has(link) && (what === 'deleted' || down.has(link)) ? `link ${link} ${what}` : undefined;
       daemon!.enqueue(`link ${link} ${what}`, Date.now(), { key: `link ${link}`, reason });
     };
-    daemon = await startDaemon({
-      logger: pino({ level: 'silent' }),
-      metrics,
-      source,
-      reconcile: async (request) => {
-        runs.push([...request.trigger]);
-        if (first) {
-          first = false;
-          during(change);
-          expected = new Set(['vx2']);
-        }
-        await new Promise((r) => setTimeout(r, 20));
-        return { result: 'success' };
-      },
-    });
-    await daemon.idle();
-    const ignored = async () =>
-      (await metrics.registry.getSingleMetric('test_own_changes_ignored_total')!.get()).values[0]?.value ?? 0;
-    return { runs, ignored };
+    return () => {
+      if (!first) return;
+      first = false;
+      during(change);
+      expected = new Set(['vx2']);
+    };
   }
 
-  it('drops a held change the agent now expects and judges only the last change of an object', async () => {
-    const { runs, ignored } = await start((change) => {
+  it('judges held changes again after the reconcile: drops those it now expects, only the last of an object counts', async () => {
+    const during = linkChanges((change) => {
       change('vx1', 'deleted'); // its own deletion
       change('vx2', 'set down'); // by hand, and back up by hand before the end
       change('vx2', 'set up');
     });
+    const { runs, ignored } = await start(during, { verifies: false });
     expect(runs).toEqual([['start']]);
     expect(await ignored()).toBe(3);
   });
 
-  it('follows a held change that still contradicts what the agent expects', async () => {
-    const { runs, ignored } = await start((change) => {
+  it('follows a held change that still contradicts what the agent expects after the reconcile', async () => {
+    const during = linkChanges((change) => {
       change('vx1', 'deleted');
       change('vx2', 'set down'); // by hand, while the apply runs
     });
+    const { runs, ignored } = await start(during, { verifies: false });
     await until('the repair', async () => runs.length === 2);
     expect(runs).toEqual([['start'], ['link vx2 set down']]);
     expect(await ignored()).toBe(1);
