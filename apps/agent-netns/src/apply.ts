@@ -10,7 +10,7 @@ import {
 } from '@fabrik/netcore/netlink';
 import type { FrrApplyResult, FrrState } from './frr-state.js';
 import { hbrDesiredState, type Layer2Kernel } from './hbr-state.js';
-import { beforeFrrState, touchesL3Vni } from './phases.js';
+import { beforeFrrState, downUnmappedL3Vnis, touchesL3Vni } from './phases.js';
 
 /** What the node should run: the routing intent (FRR and kernel) and the L2 networks' kernel details. */
 export interface NodeIntent {
@@ -128,7 +128,7 @@ export async function applyNode(
   const fullScope = observeScopeOf(full);
   // The first step is verified in the full state's scope: that observation serves the last step
   // (FRR does not change the links, addresses, routes and sysctls the plan manages).
-  const first = { ...planNetlink(beforeFrrState(full, l3, observed), observed, { prune }), scope: fullScope };
+  let first = { ...planNetlink(beforeFrrState(full, l3, observed), observed, { prune }), scope: fullScope };
   const inOneStep =
     frrCurrent &&
     !touchesL3Vni(
@@ -142,6 +142,13 @@ export async function applyNode(
   let frr: FrrApplyResult = { changed: false, added: 0, removed: 0, reloadMs: 0 };
   let frrMs = 0;
   if (!inOneStep) {
+    // L3 VNI devices that are up while zebra does not map their VRF go down until it does.
+    const unmappedDown = downUnmappedL3Vnis(l3, intent.frr.vrfs, await node.frr.mappedVnis());
+    if (unmappedDown !== l3)
+      first = {
+        ...planNetlink(beforeFrrState(full, unmappedDown, observed), observed, { prune }),
+        scope: fullScope,
+      };
     if (first.ops.length > 0) afterFirst = (await node.netlink.apply(first)).observed ?? observed;
     firstOps = first.ops.length;
     const t1 = performance.now();

@@ -48,6 +48,8 @@ export interface FrrState {
    */
   current(config: string): Promise<boolean>;
   apply(config: string): Promise<FrrApplyResult>;
+  /** The VRF-to-VNI mappings zebra holds now, as `vrf/vni` (`show vrf vni`). */
+  mappedVnis(): Promise<ReadonlySet<string>>;
   /** Waits until zebra maps every `{ vrf, vni }` (polling `show vrf vni`). */
   waitForVniMapping(expected: readonly { vrf: string; vni: number }[], timeoutMs: number): Promise<void>;
   status(): Promise<FrrStatus>;
@@ -58,6 +60,7 @@ export interface FrrState {
 }
 
 export function createFrrState(target: FrrTarget): FrrState {
+  const mappedVnis = async () => new Set((await readVrfVnis(target)).map((v) => `${v.vrf}/${v.vni}`));
   let applied: { config: string; running: string } | undefined;
   const isCurrent = (config: string, running: string) =>
     applied !== undefined && applied.config === config && applied.running === running;
@@ -80,11 +83,12 @@ export function createFrrState(target: FrrTarget): FrrState {
         reloadMs,
       };
     },
+    mappedVnis,
     async waitForVniMapping(expected, timeoutMs) {
       if (expected.length === 0) return;
       const until = Date.now() + timeoutMs;
       for (;;) {
-        const mapped = new Set((await readVrfVnis(target)).map((v) => `${v.vrf}/${v.vni}`));
+        const mapped = await mappedVnis();
         const missing = expected.filter((e) => !mapped.has(`${e.vrf}/${e.vni}`));
         if (missing.length === 0) return;
         if (Date.now() > until) throw new VniMappingTimeoutError(missing, timeoutMs);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseFrrIntent } from '@fabrik/api';
 import type { ObservedLink, ObservedState, Plan, PlanOp } from '@fabrik/netcore/netlink';
 import { hbrDesiredState } from './hbr-state.js';
-import { beforeFrrState, touchesL3Vni } from './phases.js';
+import { beforeFrrState, downUnmappedL3Vnis, touchesL3Vni } from './phases.js';
 
 const base = {
   asn: 65000,
@@ -107,5 +107,43 @@ describe('touchesL3Vni', () => {
     expect(touches({ op: 'link-del', name: 'vx2100' }, { op: 'link-del', name: 'red' })).toBe(true);
     expect(touches({ op: 'link-set', name: 'vx1001', changes: { master: 'br1001' } })).toBe(true);
     expect(touches({ op: 'link-addrgenmode', name: 'br1001', mode: 'none' })).toBe(true);
+  });
+});
+
+describe('downUnmappedL3Vnis', () => {
+  const intent = parseFrrIntent({ ...base, vrfs: [...base.vrfs, { name: 'blue', vni: 1002 }] });
+  const l3 = hbrDesiredState(intent, { owner: 't', phase: 'l3-down' });
+  const upOf = (state: ReturnType<typeof downUnmappedL3Vnis>) =>
+    Object.fromEntries(state.links.map((l) => [l.name, l.up]));
+
+  it('sets the L3 VNI devices of a VRF zebra does not map down, and leaves mapped ones as they are', () => {
+    const result = downUnmappedL3Vnis(l3, intent.vrfs, new Set(['red/1001']));
+    expect(upOf(result)).toEqual({
+      red: undefined,
+      br1001: undefined,
+      vx1001: undefined,
+      blue: undefined,
+      br1002: false,
+      vx1002: false,
+    });
+  });
+
+  it('changes nothing when zebra maps every VRF to its VNI', () => {
+    expect(downUnmappedL3Vnis(l3, intent.vrfs, new Set(['red/1001', 'blue/1002']))).toBe(l3);
+  });
+
+  it('the first step then takes an existing, up L3 VNI device of an unmapped VRF down', () => {
+    const full = hbrDesiredState(intent, { owner: 't' });
+    const state = beforeFrrState(
+      full,
+      downUnmappedL3Vnis(l3, intent.vrfs, new Set(['red/1001'])),
+      observed([...working, 'blue', 'br1002', 'vx1002']),
+    );
+    expect(
+      state.links
+        .filter((l) => l.up === false)
+        .map((l) => l.name)
+        .sort(),
+    ).toEqual(['br1002', 'vx1002']);
   });
 });

@@ -1,3 +1,4 @@
+import { bridgeName, vxlanName } from './hbr-state.js';
 import {
   isOwnedBy,
   type DesiredState,
@@ -32,6 +33,29 @@ export function beforeFrrState(full: DesiredState, l3: DesiredState, observed: O
     master === undefined || master === null || present.has(master) ? { ...rest, master } : rest,
   );
   return { owner: full.owner, links: [...l3.links, ...kept] };
+}
+
+/**
+ * The l3-down state with the L3 VNI devices (bridge and VXLAN) of the VRFs zebra does not map to
+ * their VNI set down (pure). They exist and are up when FRR lost the VRF's configuration while the
+ * kernel kept them (a restart that applied an older last good state, an FRR restart): if bgpd
+ * learns the L3 VNI before the reload configures the VRF's route targets, it takes a route target
+ * equal to the one it derives itself (ASN:VNI) as already there and drops it from the
+ * configuration (FRR 8.4, seen in crash.lab.test.ts). Down, they come up after the mapping, as new
+ * ones do.
+ */
+export function downUnmappedL3Vnis(
+  l3: DesiredState,
+  vrfs: readonly { readonly name: string; readonly vni?: number }[],
+  mapped: ReadonlySet<string>,
+): DesiredState {
+  const down = new Set(
+    vrfs
+      .filter((v) => v.vni !== undefined && !mapped.has(`${v.name}/${v.vni}`))
+      .flatMap((v) => [bridgeName(v.vni!), vxlanName(v.vni!)]),
+  );
+  if (down.size === 0) return l3;
+  return { ...l3, links: l3.links.map((l) => (down.has(l.name) ? { ...l, up: false } : l)) };
 }
 
 /** The link an operation changes (routes, neighbours and FDB entries name none). */
