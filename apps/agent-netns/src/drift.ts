@@ -46,7 +46,10 @@ export function createDriftTrigger(options: DriftTriggerOptions): Trigger {
   });
 }
 
-/** The object an event concerns, for judging the last event per object again after an apply. */
+/**
+ * The object an event concerns (the start of its drift reason), for judging the last event per
+ * object again after an apply.
+ */
 export function driftObject(event: NetlinkEvent): string {
   switch (event.object) {
     case 'link':
@@ -60,26 +63,26 @@ export function driftObject(event: NetlinkEvent): string {
 
 /** Why `event` calls for a reconcile, or undefined when it does not concern the agent's objects (pure). */
 export function driftReason(event: NetlinkEvent, expected: DriftExpectation): string | undefined {
+  const object = driftObject(event);
   switch (event.object) {
     case 'link': {
       const want = expected.links.get(event.name);
       if (!want) return undefined;
-      if (event.deleted) return `link ${event.name} deleted`;
-      if (want.up !== undefined && event.up !== want.up)
-        return `link ${event.name} set ${event.up ? 'up' : 'down'}`;
+      if (event.deleted) return `${object} deleted`;
+      if (want.up !== undefined && event.up !== want.up) return `${object} set ${event.up ? 'up' : 'down'}`;
       if (want.master !== undefined && (event.master ?? null) !== want.master)
-        return `link ${event.name} master ${event.master ?? 'removed'}`;
+        return `${object} master ${event.master ?? 'removed'}`;
       return undefined; // carrier changes and the like: nothing the agent manages
     }
     case 'address':
       // IPv6 link-local addresses are the kernel's, not the agent's.
       if (!expected.links.has(event.dev) || /^fe[89ab]/i.test(event.address)) return undefined;
-      return `address ${event.address} on ${event.dev} ${event.deleted ? 'deleted' : 'added'}`;
+      return `${object} ${event.deleted ? 'deleted' : 'added'}`;
     case 'route':
       // A table the agent no longer keeps routes in (its VRF went away with the apply) is not drift.
       if (expected.routeTables && !expected.routeTables.has(tableNumber(event.table))) return undefined;
       return event.deleted && event.protocol === String(FABRIK_ROUTE_PROTOCOL)
-        ? `route ${event.dst}${event.table ? ` table ${event.table}` : ''} deleted`
+        ? `${object} deleted`
         : undefined;
   }
 }
