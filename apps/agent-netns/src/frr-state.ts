@@ -48,7 +48,7 @@ export interface FrrState {
    */
   current(config: string): Promise<boolean>;
   apply(config: string): Promise<FrrApplyResult>;
-  /** The VRF-to-VNI mappings zebra holds now, as `vrf/vni` (`show vrf vni`). */
+  /** The VRF-to-VNI mappings zebra holds now, as {@link vniMappingKey}s (`show vrf vni`). */
   mappedVnis(): Promise<ReadonlySet<string>>;
   /** Waits until zebra maps every `{ vrf, vni }` (polling `show vrf vni`). */
   waitForVniMapping(expected: readonly { vrf: string; vni: number }[], timeoutMs: number): Promise<void>;
@@ -59,8 +59,11 @@ export interface FrrState {
   forget(): void;
 }
 
+/** How {@link FrrState.mappedVnis} names zebra's mapping of a VRF to its L3 VNI. */
+export const vniMappingKey = (vrf: string, vni: number): string => `${vrf}/${vni}`;
+
 export function createFrrState(target: FrrTarget): FrrState {
-  const mappedVnis = async () => new Set((await readVrfVnis(target)).map((v) => `${v.vrf}/${v.vni}`));
+  const mappedVnis = async () => new Set((await readVrfVnis(target)).map((v) => vniMappingKey(v.vrf, v.vni)));
   let applied: { config: string; running: string } | undefined;
   const isCurrent = (config: string, running: string) =>
     applied !== undefined && applied.config === config && applied.running === running;
@@ -89,7 +92,7 @@ export function createFrrState(target: FrrTarget): FrrState {
       const until = Date.now() + timeoutMs;
       for (;;) {
         const mapped = await mappedVnis();
-        const missing = expected.filter((e) => !mapped.has(`${e.vrf}/${e.vni}`));
+        const missing = expected.filter((e) => !mapped.has(vniMappingKey(e.vrf, e.vni)));
         if (missing.length === 0) return;
         if (Date.now() > until) throw new VniMappingTimeoutError(missing, timeoutMs);
         await new Promise((r) => setTimeout(r, 50));

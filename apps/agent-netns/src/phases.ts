@@ -1,3 +1,4 @@
+import { vniMappingKey } from './frr-state.js';
 import { bridgeName, vxlanName } from './hbr-state.js';
 import {
   isOwnedBy,
@@ -51,7 +52,7 @@ export function downUnmappedL3Vnis(
 ): DesiredState {
   const down = new Set(
     vrfs
-      .filter((v) => v.vni !== undefined && !mapped.has(`${v.name}/${v.vni}`))
+      .filter((v) => v.vni !== undefined && !mapped.has(vniMappingKey(v.name, v.vni)))
       .flatMap((v) => [bridgeName(v.vni!), vxlanName(v.vni!)]),
   );
   if (down.size === 0) return l3;
