@@ -142,10 +142,16 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
       let failure: string | undefined;
       let retry = false;
       try {
-        report = await applyNode(node, desired.intent);
+        report = await applyNode(node, desired.intent, { signal: request.signal });
         applied(report);
         await saveLastGood(desired.intent);
       } catch (e) {
+        if (request.signal.aborted)
+          return {
+            result: 'error',
+            message: 'stopping: the apply ended between two steps; the next start completes it',
+            retry: false,
+          };
         applied();
         retry = isTransient(e);
         logger.error({ err: e, reconcile: request.id }, 'apply failed');

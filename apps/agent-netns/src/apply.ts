@@ -51,6 +51,16 @@ export interface ApplyReport {
   readonly routeTables: ReadonlySet<string>;
 }
 
+export interface ApplyOptions {
+  /** False: delete no link or route (the last good state at start, before the source has answered). Default: true. */
+  readonly prune?: boolean;
+  /**
+   * The daemon is stopping: the apply ends at the next step boundary with the signal's reason
+   * (AbortError), as a kill -9 there would end it, so a stop waits for one step, not a whole apply.
+   */
+  readonly signal?: AbortSignal;
+}
+
 /** The kernel's main routing table: a route without a table is in it. */
 export const MAIN_TABLE = 254;
 
@@ -103,12 +113,12 @@ export const nodeFrrConfig = (node: Pick<HbrNode, 'hostname'>, intent: NodeInten
   renderFrrConfig(intent.frr, { hostname: node.hostname });
 
 /**
- * Applies `intent` in the order EVPN needs (learnt upstream): links that go away are deleted and
+ * Applies `intent` in the order EVPN needs (learnt upstream): VRFs that FRR drops lose their L3
+ * VNI in FRR while their devices exist; links that go away are deleted and
  * new VRFs and L3 VNI devices created down; FRR is reloaded; zebra's VRF-to-VNI mapping is awaited
  * (bounded); then everything comes up and the L2 networks follow. Each step is idempotent and
  * computed from what the kernel and FRR show, so a process killed at any point converges when it
- * runs again. `prune: false` deletes no link or route (the last good state at start, before the
- * source has answered).
+ * runs again.
  *
  * When FRR already runs the rendered configuration and the step before FRR touches no device of
  * an L3 VNI (an L2 network added or removed, drift of an L2 device), there is nothing to order:
@@ -117,12 +127,20 @@ export const nodeFrrConfig = (node: Pick<HbrNode, 'hostname'>, intent: NodeInten
 export async function applyNode(
   node: HbrNode,
   intent: NodeIntent,
-  options: { readonly prune?: boolean } = {},
+  options: ApplyOptions = {},
 ): Promise<ApplyReport> {
   const prune = options.prune ?? true;
+  // Between steps only: the node is then where a kill -9 at that point would leave it.
+  const betweenSteps = () => options.signal?.throwIfAborted();
   const t0 = performance.now();
   const frrConfig = nodeFrrConfig(node, intent);
-  const [observed, frrCurrent] = await Promise.all([observeNode(node, intent), node.frr.current(frrConfig)]);
+  const [observed, frrNow] = await Promise.all([observeNode(node, intent), node.frr.inspect(frrConfig)]);
+  // VRFs FRR is about to drop lose their L3 VNI while their devices still exist (the first step
+  // deletes them): zebra tells bgpd only then, and bgpd refuses to remove the VRF otherwise.
+  if (frrNow.droppedL3Vnis.length > 0) {
+    betweenSteps();
+    await node.frr.releaseL3Vnis(frrNow.droppedL3Vnis);
+  }
   const full = nodeDesiredState(node, intent, observed);
   const l3 = nodeDesiredState(node, intent, observed, 'l3-down');
   const fullScope = observeScopeOf(full);
@@ -130,7 +148,7 @@ export async function applyNode(
   // (FRR does not change the links, addresses, routes and sysctls the plan manages).
   let first = { ...planNetlink(beforeFrrState(full, l3, observed), observed, { prune }), scope: fullScope };
   const inOneStep =
-    frrCurrent &&
+    frrNow.current &&
     !touchesL3Vni(
       first,
       l3,
@@ -149,8 +167,10 @@ export async function applyNode(
         ...planNetlink(beforeFrrState(full, unmappedDown, observed), observed, { prune }),
         scope: fullScope,
       };
+    betweenSteps();
     if (first.ops.length > 0) afterFirst = (await node.netlink.apply(first)).observed ?? observed;
     firstOps = first.ops.length;
+    betweenSteps();
     const t1 = performance.now();
     frr = await node.frr.apply(frrConfig);
     // New L3 VNI devices or a new FRR configuration: zebra must map every L3 VNI to its VRF before
@@ -159,11 +179,13 @@ export async function applyNode(
       await node.frr.waitForVniMapping(
         intent.frr.vrfs.map((v) => ({ vrf: v.name, vni: v.vni })),
         node.vniWaitTimeoutMs,
+        options.signal,
       );
     frrMs = Math.round(performance.now() - t1);
   }
 
   const last = planNetlink(full, afterFirst, { prune });
+  betweenSteps();
   if (last.ops.length > 0) await node.netlink.apply(last);
   return {
     netlinkOps: firstOps + last.ops.length,

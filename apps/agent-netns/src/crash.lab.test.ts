@@ -151,6 +151,22 @@ describe('agent-netns killed with SIGKILL in the middle of applies', { timeout: 
     // Converged for the agent's own planner too: nothing left to change, kernel or FRR.
     const plan = await agentCommand(a, 'plan');
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+
+    // SIGTERM in the middle of an apply: the agent ends at the next step boundary with exit code
+    // 0 (within the stop's grace), and the next start completes the apply.
+    const intent = (TRIALS % 2 === 0 ? large : small)(++generation);
+    const to = TRIALS % 2 === 0 ? 'large' : 'small';
+    await setIntent(a, intent);
+    await new Promise((r) => setTimeout(r, window[to] / 2));
+    const stopAt = performance.now();
+    expect(await a.agent!.stop()).toBe(0);
+    const stopMs = Math.round(performance.now() - stopAt);
+    startAgent(a);
+    await waitApplied(a, intent, APPLY_TIMEOUT_MS);
+    expect(await snapshot()).toEqual(want[to]);
+    console.log(
+      `SIGTERM ${Math.round(window[to] / 2)} ms into a ${Math.round(window[to])} ms apply: exited in ${stopMs} ms`,
+    );
     expect(await a.agent!.stop()).toBe(0);
   });
 });

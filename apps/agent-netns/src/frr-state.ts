@@ -1,5 +1,7 @@
 import {
+  droppedL3Vnis,
   readFrrStatus,
+  releaseL3Vnis,
   readVrfVnis,
   reloadFrr,
   showRunningConfig,
@@ -42,21 +44,40 @@ export const isVniMappingTimeoutError = errorGuard(VniMappingTimeoutError);
  * intent or by hand (drift), reloads.
  */
 export interface FrrState {
-  /**
-   * True when FRR runs `config` as this state applied it: the same configuration, and a running
-   * configuration unchanged since (one `show running-config`).
-   */
-  current(config: string): Promise<boolean>;
+  /** How FRR's running configuration stands to `config` (one `show running-config`). */
+  inspect(config: string): Promise<FrrInspection>;
+  /** Takes L3 VNIs off their VRFs, while the VRFs' kernel devices still exist (see @fabrik/frr's releaseL3Vnis). */
+  releaseL3Vnis(vnis: readonly L3Vni[]): Promise<void>;
   apply(config: string): Promise<FrrApplyResult>;
   /** The VRF-to-VNI mappings zebra holds now, as {@link vniMappingKey}s (`show vrf vni`). */
   mappedVnis(): Promise<ReadonlySet<string>>;
-  /** Waits until zebra maps every `{ vrf, vni }` (polling `show vrf vni`). */
-  waitForVniMapping(expected: readonly { vrf: string; vni: number }[], timeoutMs: number): Promise<void>;
+  /** Waits until zebra maps every `{ vrf, vni }` (polling `show vrf vni`), or `signal` fires (AbortError). */
+  waitForVniMapping(
+    expected: readonly { vrf: string; vni: number }[],
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<void>;
   status(): Promise<FrrStatus>;
   /** Reachable: vtysh answers. */
   ping(): Promise<void>;
   /** Forget what was applied (the next apply runs frr-reload.py). */
   forget(): void;
+}
+
+/** An L3 VNI and the VRF it belongs to. */
+export interface L3Vni {
+  readonly vrf: string;
+  readonly vni: number;
+}
+
+export interface FrrInspection {
+  /**
+   * True when FRR runs `config` as this state applied it: the same configuration, and a running
+   * configuration unchanged since.
+   */
+  readonly current: boolean;
+  /** The L3 VNIs of the running VRFs that `config` drops. */
+  readonly droppedL3Vnis: readonly L3Vni[];
 }
 
 /** How {@link FrrState.mappedVnis} names zebra's mapping of a VRF to its L3 VNI. */
@@ -68,8 +89,13 @@ export function createFrrState(target: FrrTarget): FrrState {
   const isCurrent = (config: string, running: string) =>
     applied !== undefined && applied.config === config && applied.running === running;
   return {
-    async current(config) {
-      return isCurrent(config, await showRunningConfig(target));
+    async inspect(config) {
+      const running = await showRunningConfig(target);
+      return { current: isCurrent(config, running), droppedL3Vnis: droppedL3Vnis(running, config) };
+    },
+    async releaseL3Vnis(vnis) {
+      applied = undefined;
+      await releaseL3Vnis(target, vnis);
     },
     async apply(config) {
       const running = await showRunningConfig(target);
@@ -87,7 +113,7 @@ export function createFrrState(target: FrrTarget): FrrState {
       };
     },
     mappedVnis,
-    async waitForVniMapping(expected, timeoutMs) {
+    async waitForVniMapping(expected, timeoutMs, signal) {
       if (expected.length === 0) return;
       const until = Date.now() + timeoutMs;
       for (;;) {
@@ -95,6 +121,7 @@ export function createFrrState(target: FrrTarget): FrrState {
         const missing = expected.filter((e) => !mapped.has(vniMappingKey(e.vrf, e.vni)));
         if (missing.length === 0) return;
         if (Date.now() > until) throw new VniMappingTimeoutError(missing, timeoutMs);
+        signal?.throwIfAborted();
         await new Promise((r) => setTimeout(r, 50));
       }
     },

@@ -3,7 +3,8 @@ import {
   expectedL3Vnis,
   frrMessage,
   newVrfBlocksOnly,
-  droppedVrfVniCommands,
+  droppedL3Vnis,
+  l3VniReleaseCommands,
   parseReloadTest,
   splitConfigBlocks,
   withVrfBlocksOf,
@@ -125,16 +126,13 @@ describe('two-pass apply', () => {
   });
   it('takes the L3 VNI off a vrf block the new config drops, before anything else', () => {
     // running: vrf red (vni 1001) and vrf old (vni 7); the new config keeps red only.
-    expect(droppedVrfVniCommands(running, 'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\n')).toBe(
-      'vrf old\n no vni 7\nexit-vrf\n!\n',
-    );
+    const dropped = droppedL3Vnis(running, 'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\n');
+    expect(dropped).toEqual([{ vrf: 'old', vni: 7 }]);
+    expect(l3VniReleaseCommands(dropped)).toBe('vrf old\n no vni 7\nexit-vrf\n!\n');
     expect(
-      droppedVrfVniCommands(
-        running,
-        'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\nvrf old\nexit-vrf\n!\n',
-      ),
-    ).toBeNull();
-    expect(droppedVrfVniCommands('hostname h\n!\nvrf plain\nexit-vrf\n!\n', 'hostname h\n!\n')).toBeNull();
+      droppedL3Vnis(running, 'hostname h\n!\nvrf red\n vni 1001\nexit-vrf\n!\nvrf old\nexit-vrf\n!\n'),
+    ).toEqual([]);
+    expect(droppedL3Vnis('hostname h\n!\nvrf plain\nexit-vrf\n!\n', 'hostname h\n!\n')).toEqual([]);
   });
   it('leaves a changed vrf block to frr-reload.py', () => {
     const config =

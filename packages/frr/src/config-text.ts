@@ -33,23 +33,24 @@ export function splitConfigBlocks(config: string): string[][] {
   return blocks;
 }
 
+const isVrfBlock = (b: readonly string[]) => /^vrf \S+$/.test(b[0] ?? '');
+
 /**
  * The running configuration with the `vrf` blocks of `config` added or replaced (running `vrf`
  * blocks that `config` drops are kept: they go in the second pass, after their BGP instances).
  * Null when the `vrf` blocks of `config` are all running already.
  */
 export function withVrfBlocksOf(running: string, config: string): string | null {
-  const isVrf = (b: readonly string[]) => /^vrf \S+$/.test(b[0] ?? '');
   const text = (b: readonly string[]) => b.join('\n');
   const runningBlocks = splitConfigBlocks(running);
-  const wanted = splitConfigBlocks(config).filter(isVrf);
-  const runningVrfs = new Set(runningBlocks.filter(isVrf).map(text));
+  const wanted = splitConfigBlocks(config).filter(isVrfBlock);
+  const runningVrfs = new Set(runningBlocks.filter(isVrfBlock).map(text));
   if (wanted.every((b) => runningVrfs.has(text(b)))) return null;
   const wantedNames = new Set(wanted.map((b) => b[0]));
   const blocks = [
-    ...runningBlocks.filter((b) => !isVrf(b)),
+    ...runningBlocks.filter((b) => !isVrfBlock(b)),
     ...wanted,
-    ...runningBlocks.filter((b) => isVrf(b) && !wantedNames.has(b[0])),
+    ...runningBlocks.filter((b) => isVrfBlock(b) && !wantedNames.has(b[0])),
   ];
   return `${blocks.map(text).join('\n!\n')}\n!\n`;
 }
@@ -59,39 +60,39 @@ export function withVrfBlocksOf(running: string, config: string): string | null 
  * are the only `vrf` blocks that differ from the running ones; null otherwise.
  */
 export function newVrfBlocksOnly(running: string, config: string): string | null {
-  const isVrf = (b: readonly string[]) => /^vrf \S+$/.test(b[0] ?? '');
   const text = (b: readonly string[]) => b.join('\n');
-  const runningVrfs = splitConfigBlocks(running).filter(isVrf);
+  const runningVrfs = splitConfigBlocks(running).filter(isVrfBlock);
   const runningNames = new Set(runningVrfs.map((b) => b[0]));
   const runningTexts = new Set(runningVrfs.map(text));
   const differing = splitConfigBlocks(config)
-    .filter(isVrf)
+    .filter(isVrfBlock)
     .filter((b) => !runningTexts.has(text(b)));
   if (differing.length === 0 || differing.some((b) => runningNames.has(b[0]))) return null;
   return `${differing.map(text).join('\n!\n')}\n!\n`;
 }
 
 /**
- * vtysh commands that take the L3 VNI off every running `vrf` block that `config` drops
- * (`vrf X` / ` no vni N` / `exit-vrf`); null when it drops none with a VNI. bgpd refuses to delete
- * a VRF's BGP instance while zebra maps an L3 VNI to the VRF ("Please unconfigure l3vni N"), and
- * frr-reload.py removes `router bgp ASN vrf X` before the `vrf X` block: the VNI goes first.
+ * The L3 VNI of every running `vrf` block that `config` drops (running order). bgpd refuses to
+ * delete a VRF's BGP instance while zebra maps an L3 VNI to the VRF ("Please unconfigure l3vni
+ * N"), and frr-reload.py removes `router bgp ASN vrf X` before the `vrf X` block: the VNI goes first.
  */
-export function droppedVrfVniCommands(running: string, config: string): string | null {
-  const isVrf = (b: readonly string[]) => /^vrf \S+$/.test(b[0] ?? '');
+export function droppedL3Vnis(running: string, config: string): { vrf: string; vni: number }[] {
   const wanted = new Set(
     splitConfigBlocks(config)
-      .filter(isVrf)
+      .filter(isVrfBlock)
       .map((b) => b[0]),
   );
-  const commands = splitConfigBlocks(running)
-    .filter((b) => isVrf(b) && !wanted.has(b[0]))
+  return splitConfigBlocks(running)
+    .filter((b) => isVrfBlock(b) && !wanted.has(b[0]))
     .flatMap((b) => {
       const vni = b.map((l) => /^ vni (\d+)/.exec(l)?.[1]).find((v) => v !== undefined);
-      return vni === undefined ? [] : [`${b[0]}\n no vni ${vni}\nexit-vrf`];
+      return vni === undefined ? [] : [{ vrf: b[0]!.slice('vrf '.length), vni: Number(vni) }];
     });
-  return commands.length === 0 ? null : `${commands.join('\n!\n')}\n!\n`;
 }
+
+/** vtysh commands that take each L3 VNI off its VRF (`vrf X` / ` no vni N` / `exit-vrf`). */
+export const l3VniReleaseCommands = (vnis: readonly { vrf: string; vni: number }[]): string =>
+  `${vnis.map((v) => `vrf ${v.vrf}\n no vni ${v.vni}\nexit-vrf`).join('\n!\n')}\n!\n`;
 
 /** The L3 VNI of every `vrf NAME` block of a configuration. */
 export function expectedL3Vnis(config: string): { vrf: string; vni: number }[] {

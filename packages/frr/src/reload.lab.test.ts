@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FrrIntentInput } from './intent.js';
-import { FrrReloadError, reloadFrr } from './reload.js';
+import { FrrReloadError, releaseL3Vnis, reloadFrr } from './reload.js';
 import { renderFrrConfig } from './render.js';
 import { readFrrStatus } from './status.js';
 import { showRunningConfig } from './vtysh.js';
@@ -139,6 +139,31 @@ describe('reloadFrr with VRFs (lab kernel)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('removes a VRF whose device is gone when its L3 VNI was released while the device existed', async () => {
+    // bgpd keeps the L3 VNI of a VRF whose device went before `no vni` (FRR 8.4): releaseL3Vnis
+    // runs first, as agent-netns does before it deletes the devices of the VRFs FRR drops.
+    const withGone: FrrIntentInput = {
+      ...second,
+      vrfs: [...(second.vrfs ?? []), { name: 'gone', vni: 1009 }],
+    };
+    await ns.ip('link', 'add', 'gone', 'type', 'vrf', 'table', '1009');
+    await ns.ip('link', 'set', 'gone', 'up');
+    await reloadFrr({ ...target(), config: renderFrrConfig(withGone, { hostname: hostname() }) });
+    expect(await frr.runningConfig()).toMatch(/\nvrf gone\n vni 1009\nexit-vrf\n/);
+
+    await releaseL3Vnis(target(), [{ vrf: 'gone', vni: 1009 }]);
+    expect(await frr.runningConfig()).not.toContain(' vni 1009');
+    await ns.ip('link', 'del', 'gone');
+    const result = await reloadFrr({
+      ...target(),
+      config: renderFrrConfig(second, { hostname: hostname() }),
+    });
+    expect(result.removed).toContainEqual({ context: [], line: 'router bgp 65000 vrf gone' });
+    const running = await frr.runningConfig();
+    expect(running).not.toContain('vrf gone');
+    expect((await readFrrStatus(target())).vrfVnis.map((v) => v.vni)).toEqual([1002, 1003, 1001]);
   });
 
   it('switches the same intent to template set vrf-ibgp: iBGP sessions over veth names instead of import vrf', async () => {

@@ -3,9 +3,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { FabrikError, errorGuard, isCommandError, validateNetnsName, withFileLock } from '@fabrik/netcore';
 import {
-  droppedVrfVniCommands,
+  droppedL3Vnis,
   expectedL3Vnis,
   frrMessage,
+  l3VniReleaseCommands,
   newVrfBlocksOnly,
   parseReloadTest,
   withVrfBlocksOf,
@@ -263,8 +264,8 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
  * in the lab). So the `vrf` blocks are applied first, on their own (the running configuration
  * with the new `vrf` blocks), then the whole file, which then adds nothing inside `vrf` blocks.
  * Removals are unaffected: frr-reload.py runs each as a single vtysh command. Before both, a VRF
- * that goes away loses its L3 VNI (see {@link droppedVrfVniCommands}): otherwise bgpd refuses to
- * remove its BGP instance.
+ * that goes away loses its L3 VNI (see {@link droppedL3Vnis}): otherwise bgpd refuses to remove
+ * its BGP instance. Its kernel device must still exist then ({@link releaseL3Vnis}).
  */
 async function applyInTwoPasses(
   target: FrrTarget,
@@ -273,16 +274,8 @@ async function applyInTwoPasses(
   config: string,
   running: string,
 ): Promise<void> {
-  const droppedVnis = droppedVrfVniCommands(running, config);
-  if (droppedVnis !== null) {
-    const vniFile = join(configDir, `.fabrik-vnis-${randomBytes(4).toString('hex')}.conf`);
-    try {
-      await writeFileAtomic(vniFile, droppedVnis);
-      await runVtyshFile(target, vniFile);
-    } finally {
-      await rm(vniFile, { force: true });
-    }
-  }
+  const dropped = droppedL3Vnis(running, config);
+  if (dropped.length > 0) await releaseL3VnisNow(target, configDir, dropped);
   const vrfPass = withVrfBlocksOf(running, config);
   if (vrfPass !== null) {
     // Blocks that are all new are plain additions: vtysh applies them in a fraction of the time
@@ -301,6 +294,41 @@ async function applyInTwoPasses(
     await writeFileAtomic(file, config);
   }
   await runReload(target, ['--reload', '--stdout', file], 'reload');
+}
+
+/**
+ * Takes each L3 VNI off its VRF (`vrf X` / `no vni N`), holding the pathspace's reload lock.
+ *
+ * Zebra tells bgpd that a VRF lost its L3 VNI only while the VRF's kernel device exists (FRR 8.4,
+ * measured in the lab): once the device is gone, bgpd keeps the VNI and refuses
+ * `no router bgp ASN vrf X` ("Please unconfigure l3vni N") until the device is back and the VNI
+ * is taken off again. A caller that deletes a VRF's device calls this first, with the device there.
+ */
+export function releaseL3Vnis(
+  target: FrrTarget & {
+    readonly configDir?: string;
+    readonly runDir?: string;
+    readonly lockTimeoutMs?: number;
+  },
+  vnis: readonly { vrf: string; vni: number }[],
+): Promise<void> {
+  validateNetnsName(target.pathspace);
+  const configDir = target.configDir ?? join('/etc/frr', target.pathspace);
+  return withFrrReloadLock(target, () => releaseL3VnisNow(target, configDir, vnis));
+}
+
+async function releaseL3VnisNow(
+  target: FrrTarget,
+  configDir: string,
+  vnis: readonly { vrf: string; vni: number }[],
+): Promise<void> {
+  const vniFile = join(configDir, `.fabrik-vnis-${randomBytes(4).toString('hex')}.conf`);
+  try {
+    await writeFileAtomic(vniFile, l3VniReleaseCommands(vnis));
+    await runVtyshFile(target, vniFile);
+  } finally {
+    await rm(vniFile, { force: true });
+  }
 }
 
 /**
