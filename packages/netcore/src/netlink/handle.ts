@@ -388,7 +388,7 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       const links = dumpLinks(runner);
       links.catch(() => {});
       const valid = parseDesiredState(desired);
-      const scope = observeScopeOf(valid);
+      const scope = observeScopeOf(valid, planOptions);
       const observed = decodeDumps(await dumpNamespace(runner, scope, links), scope);
       const p = makePlan(valid, observed, planOptions);
       return { plan: p, result: await applyPlan(runner, p) };

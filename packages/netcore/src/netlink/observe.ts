@@ -15,10 +15,17 @@ import { ADDR_GEN_MODES, NUMERIC_SYSCTLS, SYSCTL_KEYS, type InterfaceSysctls } f
  */
 export interface ObserveScope {
   readonly routes?: boolean;
+  /**
+   * Only the routes of this protocol (`proto N`). Default: every route. Hundreds of interfaces
+   * bring thousands of kernel routes (local and multicast entries of each) that a plan never reads.
+   */
+  readonly routeProtocol?: number;
   readonly neighbours?: boolean;
   readonly fdb?: boolean;
   /** Interfaces whose managed sysctls to read. */
   readonly sysctlsOf?: readonly string[];
+  /** The sysctls read of each of them. Default: every managed one. */
+  readonly sysctlKeys?: readonly (keyof InterfaceSysctls)[];
 }
 
 /** A namespace as observed. Object types outside the scope are `undefined` (not dumped). */
@@ -89,8 +96,10 @@ export const dumpLinks = (runner: NetnsRunner): Promise<string> =>
   dump('ip -j -d addr show', () => runner.ip(['-j', '-d', 'addr', 'show']), runner.netns);
 
 /** The sysctl paths read for `devs` (slash form: dots in names like `tr.100` survive). */
-export function sysctlPaths(devs: readonly string[]): string[] {
-  const keys = Object.keys(SYSCTL_KEYS) as Array<keyof InterfaceSysctls>;
+export function sysctlPaths(
+  devs: readonly string[],
+  keys: readonly (keyof InterfaceSysctls)[] = Object.keys(SYSCTL_KEYS) as Array<keyof InterfaceSysctls>,
+): string[] {
   return devs.flatMap((dev, i) => keys.map((k) => SYSCTL_KEYS[k](checkSysctlDevice(dev, `sysctlsOf[${i}]`))));
 }
 
@@ -105,26 +114,22 @@ export async function dumpNamespace(
 ): Promise<RawDumps> {
   const ns = runner.netns;
   const devs = scope.sysctlsOf ?? [];
+  const keys = scope.sysctlKeys;
+  const routesOf = (family: '-4' | '-6') => {
+    const args = ['-j', family, 'route', 'show', 'table', 'all'];
+    if (scope.routeProtocol !== undefined) args.push('proto', String(scope.routeProtocol));
+    return dump(`ip ${args.join(' ')}`, () => runner.ip(args), ns);
+  };
   const [addr, route4, route6, neigh, fdb, sysctl] = await Promise.all([
     addrDump ?? dumpLinks(runner),
-    scope.routes
-      ? dump(
-          'ip -j -4 route show table all',
-          () => runner.ip(['-j', '-4', 'route', 'show', 'table', 'all']),
-          ns,
-        )
-      : undefined,
-    scope.routes
-      ? dump(
-          'ip -j -6 route show table all',
-          () => runner.ip(['-j', '-6', 'route', 'show', 'table', 'all']),
-          ns,
-        )
-      : undefined,
+    scope.routes ? routesOf('-4') : undefined,
+    scope.routes ? routesOf('-6') : undefined,
     scope.neighbours ? dump('ip -j neigh show', () => runner.ip(['-j', 'neigh', 'show']), ns) : undefined,
     scope.fdb ? dump('bridge -j fdb show', () => runner.bridge(['-j', 'fdb', 'show']), ns) : undefined,
     // -e: interfaces that do not exist yet are skipped, not an error.
-    devs.length > 0 ? dump('sysctl -e', () => runner.sysctl(['-e', ...sysctlPaths(devs)]), ns) : undefined,
+    devs.length > 0 && (keys === undefined || keys.length > 0)
+      ? dump('sysctl -e', () => runner.sysctl(['-e', ...sysctlPaths(devs, keys)]), ns)
+      : undefined,
   ]);
   return {
     addr,
@@ -138,12 +143,16 @@ export async function dumpNamespace(
 
 /** Decodes raw dumps into the model. Pure. */
 export function decodeDumps(raw: RawDumps, scope: ObserveScope = {}): ObservedState {
+  const filteredProtocol = scope.routeProtocol === undefined ? undefined : String(scope.routeProtocol);
   return {
     links: decodeLinkDump(raw.addr),
     routes:
       raw.route4 === undefined && raw.route6 === undefined
         ? undefined
-        : [...decodeRouteDump(raw.route4 ?? '', 'inet'), ...decodeRouteDump(raw.route6 ?? '', 'inet6')],
+        : [
+            ...decodeRouteDump(raw.route4 ?? '', 'inet', filteredProtocol),
+            ...decodeRouteDump(raw.route6 ?? '', 'inet6', filteredProtocol),
+          ],
     neighbours: raw.neigh === undefined ? undefined : decodeNeighDump(raw.neigh),
     fdb: raw.fdb === undefined ? undefined : decodeFdbDump(raw.fdb),
     sysctls: raw.sysctl === undefined ? undefined : decodeSysctls(raw.sysctl, scope.sysctlsOf ?? []),

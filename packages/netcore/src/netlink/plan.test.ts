@@ -18,6 +18,7 @@ import {
 } from './index.js';
 import { sysctlAssignments } from './objects.js';
 import { sysctlPaths } from './observe.js';
+import { unfilteredScopeOf } from './__fixtures__/scope.js';
 
 // Planner golden tests. Inputs are REAL iproute2 dumps recorded by __fixtures__/record.ts on the
 // host kernel (host-l2) and the lab kernel (lab-hbr). UPDATE_GOLDEN=1 rewrites the goldens.
@@ -30,7 +31,7 @@ function observed(scenario: string, when: 'before' | 'after', desired: DesiredSt
   const raw = Object.fromEntries(
     Object.entries(dumps).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
   ) as unknown as RawDumps;
-  return decodeDumps(raw, observeScopeOf(desired));
+  return decodeDumps(raw, unfilteredScopeOf(desired));
 }
 
 function golden(name: string, lines: readonly string[]): void {
@@ -458,5 +459,35 @@ describe('bridge vlan_filtering', () => {
     expect(plan({ owner: 'x', links: [{ kind: 'bridge', name: 'br0', up: true }] }, observed).ops).toEqual(
       [],
     );
+  });
+});
+
+describe('observeScopeOf', () => {
+  it("asks for the routes of the plan's protocol only and the sysctls its links set only", () => {
+    const desired: DesiredState = {
+      owner: 't',
+      links: [
+        { kind: 'bridge', name: 'br1', sysctls: { addrGenMode: 'none' } },
+        { kind: 'bridge', name: 'br2', sysctls: { arpAccept: 1 } },
+        { kind: 'bridge', name: 'br3' },
+      ],
+      routes: [],
+    };
+    expect(observeScopeOf(desired)).toEqual({
+      routes: true,
+      routeProtocol: 249,
+      neighbours: false,
+      fdb: false,
+      sysctlsOf: ['br1', 'br2'],
+      sysctlKeys: ['addrGenMode', 'arpAccept'],
+    });
+    expect(observeScopeOf(desired, { routeProtocol: 77 }).routeProtocol).toBe(77);
+    expect(observeScopeOf({ owner: 't', links: [] })).toEqual({
+      routes: false,
+      neighbours: false,
+      fdb: false,
+      sysctlsOf: [],
+      sysctlKeys: [],
+    });
   });
 });

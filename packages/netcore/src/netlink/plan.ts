@@ -20,13 +20,29 @@ import { planFdb, planNeighbours } from './plan-neighbours.js';
 // The planner: links (ownership, recreate, create/enslave/up order) here; addresses, routes,
 // neighbours and FDB entries in the plan-*.ts modules.
 
-/** The object types a desired state needs observed (links and addresses are always dumped). */
-export function observeScopeOf(desired: DesiredState): ObserveScope {
+/**
+ * What a plan of `desired` needs observed (links and addresses are always dumped): the object
+ * types it uses, the routes of its protocol only (the planner reads no other route) and the
+ * sysctls it sets only.
+ */
+export function observeScopeOf(desired: DesiredState, options: PlanOptions = {}): ObserveScope {
+  const withSysctls = desired.links.filter((l) => l.sysctls !== undefined);
+  const sysctlKeys = new Set(
+    withSysctls.flatMap((l) =>
+      Object.entries(l.sysctls ?? {})
+        .filter(([, v]) => v !== undefined)
+        .map(([k]) => k as keyof InterfaceSysctls),
+    ),
+  );
   return {
     routes: desired.routes !== undefined,
+    ...(desired.routes !== undefined
+      ? { routeProtocol: options.routeProtocol ?? FABRIK_ROUTE_PROTOCOL }
+      : {}),
     neighbours: (desired.neighbours ?? []).length > 0,
     fdb: (desired.fdb ?? []).length > 0,
-    sysctlsOf: desired.links.filter((l) => l.sysctls !== undefined).map((l) => l.name),
+    sysctlsOf: withSysctls.map((l) => l.name),
+    sysctlKeys: [...sysctlKeys].sort(),
   };
 }
 
@@ -252,7 +268,7 @@ export function plan(desiredInput: DesiredState, observed: ObservedState, option
     ...fdbOps,
     ...sysctls,
   ];
-  return { desired, options, scope: observeScopeOf(desired), ops };
+  return { desired, options, scope: observeScopeOf(desired, options), ops };
 }
 
 function checkReferences(

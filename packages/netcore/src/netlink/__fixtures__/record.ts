@@ -12,7 +12,8 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { netnsAdd, netnsDel, runCommand } from '../../index.js';
-import { createNetlink, observeScopeOf, type DesiredState, type RawDumps } from '../index.js';
+import { createNetlink, type DesiredState, type RawDumps } from '../index.js';
+import { unfilteredScopeOf } from './scope.js';
 
 interface Scenario {
   /** Raw `ip` commands creating links fabrik does not own. */
@@ -85,7 +86,7 @@ async function record(name: string): Promise<void> {
   try {
     for (const cmd of scenario.foreign) await runCommand('ip', ['-n', ns, ...cmd]);
     const nl = createNetlink({ netns: ns });
-    const scope = observeScopeOf(scenario.desired);
+    const scope = unfilteredScopeOf(scenario.desired);
     const before = await nl.dump(scope);
     await nl.reconcile(scenario.desired);
     const after = await nl.dump(scope);

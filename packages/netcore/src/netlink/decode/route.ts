@@ -109,13 +109,20 @@ export function normaliseDst(dst: string): string {
   return `${dst}/${dst.includes(':') ? 128 : 32}`;
 }
 
-/** Decodes `ip -j -4 route show table all` (family `inet`) or `ip -j -6 ...` (`inet6`). */
-export const decodeRouteDump = (stdout: string, family: 'inet' | 'inet6'): ObservedRoute[] =>
+/**
+ * Decodes `ip -j -4 route show table all` (family `inet`) or `ip -j -6 ...` (`inet6`). `protocol`
+ * is that of the routes that print none: ip omits `boot`, and the protocol a `proto N` filter fixes.
+ */
+export const decodeRouteDump = (
+  stdout: string,
+  family: 'inet' | 'inet6',
+  protocol = 'boot',
+): ObservedRoute[] =>
   parseIpJson('ip -j route dump', stdout, z.array(RouteJson)).map((r) => ({
     type: r.type ?? 'unicast',
     dst: normaliseDst(r.dst),
     table: tableId(r.table),
-    protocol: r.protocol ?? 'boot',
+    protocol: r.protocol ?? protocol,
     dev: r.dev,
     via: r.gateway,
     src: r.prefsrc,
