@@ -50,6 +50,14 @@ describe('pendingFrrChanges (real FRR)', () => {
     expect(await pendingFrrChanges(target(), config)).toEqual({ added: [], removed: [] });
   });
 
+  it('sees a change made by hand after the reload (the last-applied record no longer matches)', async () => {
+    await frr.vtysh('configure terminal', 'router bgp 65000', 'neighbor 192.0.2.2 description by-hand');
+    expect((await pendingFrrChanges(target(), config)).removed).toContainEqual({
+      context: ['router bgp 65000'],
+      line: 'neighbor 192.0.2.2 description by-hand',
+    });
+  });
+
   it("reports a file frr-reload.py refuses with FRR's words", async () => {
     const error = await pendingFrrChanges(target(), `${header}router bgp 65000\n neighbor\n`).catch(
       (e: unknown) => e,

@@ -182,6 +182,24 @@ interface LastApplied {
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
+const lastAppliedFile = (target: FrrTarget & { readonly runDir?: string }): string =>
+  join(runDirOf(target), 'fabrik-last-applied.json');
+
+/**
+ * FRR's running configuration when it is the one {@link reloadFrr} left after applying `config`
+ * (the pathspace's last-applied record: both hashes match); undefined otherwise. Then FRR runs
+ * `config` and frr-reload.py would change nothing: one `show running-config`, no frr-reload.py.
+ */
+export async function runningAsApplied(
+  target: FrrTarget & { readonly runDir?: string },
+  config: string,
+): Promise<string | undefined> {
+  const last = await readLastApplied(lastAppliedFile(target));
+  if (last?.config !== sha256(config)) return undefined;
+  const running = await showRunningConfig(target);
+  return last.running === sha256(running) ? running : undefined;
+}
+
 async function readLastApplied(file: string): Promise<LastApplied | undefined> {
   try {
     const v = JSON.parse(await readFile(file, 'utf8')) as Partial<LastApplied>;
@@ -215,10 +233,9 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   await removeStaleReloadFiles(configDir);
   if (options.config !== undefined) await writeFileAtomic(file, options.config);
   const config = options.config ?? (await readFile(file, 'utf8'));
-  const recordFile = join(runDirOf(options), 'fabrik-last-applied.json');
-  const last = await readLastApplied(recordFile);
-  const runningBefore = last?.config === sha256(config) ? await showRunningConfig(options) : undefined;
-  const unchanged = runningBefore !== undefined && last?.running === sha256(runningBefore);
+  const recordFile = lastAppliedFile(options);
+  const runningBefore = await runningAsApplied(options, config);
+  const unchanged = runningBefore !== undefined;
 
   let result: Omit<FrrReloadResult, 'running'>;
   if (unchanged) {
