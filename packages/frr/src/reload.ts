@@ -245,12 +245,19 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
     await rm(recordFile, { force: true });
     const changes = parseReloadTest(await runReload(options, ['--test', file], 'test'));
     const changed = changes.added.length + changes.removed.length > 0;
-    // Nothing to change: skip frr-reload.py --reload, the slow half (seconds in the lab).
+    // Nothing to change: skip frr-reload.py --reload, the slow half (seconds in the lab). Only
+    // additions (a new node, a new VRF or network): the whole file through one `vtysh -f`, as FRR
+    // loads its configuration at start (`vtysh -b`), the running lines applied again unchanged;
+    // frr-reload.py --reload would compute the same diff again (seconds of Python in the lab) and
+    // feed the added lines without leaving their contexts (see applyInTwoPasses).
     if (changed) {
       const previous = await showRunningConfig(options);
       try {
-        await applyInTwoPasses(options, configDir, file, config, previous);
-        if (changes.removed.length > 0) await applyLeftovers(options, file, config);
+        if (changes.removed.length === 0) await runVtyshFile(options, file);
+        else {
+          await applyInTwoPasses(options, configDir, file, config, previous);
+          await applyLeftovers(options, file, config);
+        }
       } catch (e) {
         if (!isFrrReloadError(e) || options.restoreOnFailure === false) throw e;
         const restoreError = await restore(options, configDir, previous);
