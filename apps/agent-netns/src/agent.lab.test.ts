@@ -206,8 +206,9 @@ describe('agent-netns from files, two nodes', { timeout: 600_000 }, () => {
   });
 
   it('a failing FRR reload keeps the last good configuration, in FRR and in the kernel', async () => {
-    // FRR refuses part of a configuration: frr-reload.py applies it, then fails (a `python3` first
-    // on the agent's PATH reports a failure after the real reload of any file holding "vrf green").
+    // FRR refuses part of a configuration: the reload applies it, then fails (a `python3` and a
+    // `vtysh` first on the agent's PATH report a failure after the real frr-reload.py --reload or
+    // vtysh -f of any file holding "vrf green": adding green only adds lines, so vtysh -f applies it).
     expect(await a.agent!.stop()).toBe(0);
     startAgent(a, {
       PATH: `${FAIL_RELOAD_DIR}:${process.env.PATH}`,
