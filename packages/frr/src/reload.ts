@@ -152,6 +152,10 @@ export async function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadRes
 
 const reloadQueue = new Map<string, Promise<void>>();
 
+/** The configuration directory of a pathspace: where frr.conf and a reload's temporary files live. */
+const configDirOf = (target: FrrTarget & { readonly configDir?: string }): string =>
+  target.configDir ?? join('/etc/frr', validateNetnsName(target.pathspace));
+
 /** The run directory of a pathspace: where the reload lock and the last-applied record live. */
 const runDirOf = (target: FrrTarget & { readonly runDir?: string }): string =>
   target.runDir ?? join('/run/frr', validateNetnsName(target.pathspace));
@@ -226,7 +230,7 @@ async function removeStaleReloadFiles(configDir: string): Promise<void> {
 }
 
 async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
-  const configDir = options.configDir ?? join('/etc/frr', options.pathspace);
+  const configDir = configDirOf(options);
   const file = options.file ?? join(configDir, 'frr.conf');
   if (options.config === undefined && options.file === undefined)
     throw new TypeError('reloadFrr: give config or file');
@@ -337,8 +341,7 @@ export function releaseL3Vnis(
   vnis: readonly { vrf: string; vni: number }[],
 ): Promise<void> {
   validateNetnsName(target.pathspace);
-  const configDir = target.configDir ?? join('/etc/frr', target.pathspace);
-  return withFrrReloadLock(target, () => releaseL3VnisNow(target, configDir, vnis));
+  return withFrrReloadLock(target, () => releaseL3VnisNow(target, configDirOf(target), vnis));
 }
 
 async function releaseL3VnisNow(
