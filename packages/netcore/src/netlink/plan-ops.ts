@@ -61,4 +61,10 @@ export interface PlanOptions {
    * Default `true`: the desired state is complete.
    */
   readonly prune?: boolean;
+  /**
+   * Names of links this owner was creating when its process died (its own record, such as a
+   * journal written before the batch): such a link that exists without any ifalias is taken as
+   * the owner's and marked, instead of refused as foreign. Default: none.
+   */
+  readonly adopt?: ReadonlySet<string>;
 }

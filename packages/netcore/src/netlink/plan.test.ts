@@ -8,6 +8,7 @@ import {
   decodeRouteDump,
   formatPlan,
   isInvalidDesiredStateError,
+  isOwnedBy,
   isOwnershipConflictError,
   observeScopeOf,
   plan,
@@ -60,6 +61,32 @@ describe.each(['host-l2', 'lab-hbr'])('plan on recorded dumps: %s', (scenario) =
 
   it('plans nothing for the applied state', () => {
     expect(plan(desired, observed(scenario, 'after', desired)).ops).toEqual([]);
+  });
+
+  it('marks an unmarked link it was creating when named in `adopt`, and only then', () => {
+    const after = observed(scenario, 'after', desired);
+    const target = after.links.find((l) => l.spec.name !== 'lo' && isOwnedBy(l.alias, desired.owner));
+    expect(target).toBeDefined();
+    const name = target?.spec.name ?? '';
+    // Created, then killed before the line that marks it: the link has no ifalias.
+    const cut = (alias: string | undefined) => ({
+      ...after,
+      links: after.links.map((l) => (l.spec.name === name ? { ...l, alias } : l)),
+    });
+    const conflict = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (e) {
+        return isOwnershipConflictError(e);
+      }
+      return false;
+    };
+    expect(conflict(() => plan(desired, cut(undefined)))).toBe(true);
+    expect(plan(desired, cut(undefined), { adopt: new Set([name]) }).ops).toEqual([
+      { op: 'link-set', name, changes: { alias: target?.alias } },
+    ]);
+    // Someone else's alias is never taken over, journal or not.
+    expect(conflict(() => plan(desired, cut('theirs'), { adopt: new Set([name]) }))).toBe(true);
   });
 
   it('never touches foreign links: a desired name held by one is a conflict', () => {

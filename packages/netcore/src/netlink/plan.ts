@@ -47,6 +47,27 @@ export function observeScopeOf(desired: DesiredState, options: PlanOptions = {})
 }
 
 /**
+ * `observed` with the unmarked links named in `adopt` carrying the owner's mark with an empty
+ * label, which no desired link has (so the plan writes the real mark): links this
+ * owner created whose marking a crash cut off (the kernel takes no ifalias at creation, so a link
+ * is created, then marked). The plan then marks them as it marks any owned link whose label
+ * differs, or deletes them when they are no longer desired. A link with any alias stays foreign.
+ */
+function withAdoptedLinks(
+  observed: ObservedState,
+  owner: string,
+  adopt: ReadonlySet<string> | undefined,
+): ObservedState {
+  if (adopt === undefined || adopt.size === 0) return observed;
+  return {
+    ...observed,
+    links: observed.links.map((o) =>
+      adopt.has(o.spec.name) && !o.alias ? { ...o, alias: `${ownershipMark(owner)}:` } : o,
+    ),
+  };
+}
+
+/**
  * Computes the operations that turn `observed` into `desired`. Pure. Order: deletions (routes,
  * addresses, links; stacked links before their lower link), then creations (lower links first;
  * each `link add` followed by the line that marks it), then `link set` (mark of taken-over links,
@@ -57,11 +78,16 @@ export function observeScopeOf(desired: DesiredState, options: PlanOptions = {})
  * any other link throws {@link OwnershipConflictError}. Invalid input throws
  * {@link InvalidDesiredStateError} naming the field. The plan of an applied state is empty.
  */
-export function plan(desiredInput: DesiredState, observed: ObservedState, options: PlanOptions = {}): Plan {
+export function plan(
+  desiredInput: DesiredState,
+  observedInput: ObservedState,
+  options: PlanOptions = {},
+): Plan {
   const desired = parseDesiredState(desiredInput);
   const protocol = options.routeProtocol ?? FABRIK_ROUTE_PROTOCOL;
   const prune = options.prune ?? true;
   const owner = desired.owner;
+  const observed = withAdoptedLinks(observedInput, owner, options.adopt);
   const byName = new Map(observed.links.map((l) => [l.spec.name, l]));
   const desiredByName = new Map<string, DesiredLink>();
   checkReferences(desired, byName, desiredByName);
