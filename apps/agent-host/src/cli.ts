@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import {
   EXIT,
   InvalidInputError,
+  createCreationJournal,
   createFileSource,
   createLogger,
   formatIntentDocuments,
@@ -91,7 +92,7 @@ async function oneShotContext(config: HostConfig, logger: Logger): Promise<HostA
   return {
     ...(afterJournalStep ? { afterJournalStep } : {}),
     config,
-    netlink: createNetlink(),
+    netlink: createNetlink({ journal: createCreationJournal(config.stateDir) }),
     ovs: await connectOvsOnce(config.ovsdbSocket, logger),
     journals: createJournalStore(config.stateDir, (path, reason) =>
       logger.error({ path, reason }, 'unreadable journal ignored'),

@@ -199,6 +199,12 @@ function ownedCounts(client: OvsdbClient | undefined, kernelVlans: number): Host
 
 const observe = (netlink: Netlink): Promise<ObservedState> => netlink.observe({ routes: true });
 
+/** The netlink plan of the `tr.<vid>` links (and the links a killed apply was creating). */
+const planVlans = async (ctx: HostAgentContext, desired: HostDesired, observed: ObservedState) =>
+  planNetlink({ owner: OWNER, links: [...desired.kernelVlans] }, observed, {
+    adopt: await ctx.netlink.adoptable(),
+  });
+
 interface Desired {
   readonly desired: HostDesired;
   readonly decisions: readonly MigrationDecision[];
@@ -496,7 +502,7 @@ async function verify(
   const observed = await observe(ctx.netlink);
   const left =
     (client ? planOvs(ovs, client.cache).changes.length : 0) +
-    planNetlink({ owner: OWNER, links: [...desired.kernelVlans] }, observed).ops.length +
+    (await planVlans(ctx, desired, observed)).ops.length +
     desired.internalPortsUp.filter((n) => !observed.links.some((l) => l.spec.name === n && l.spec.up)).length;
   return { verifiedAt: left === 0 && !pass.migrating ? at : pass.startedAt, observed };
 }
@@ -536,9 +542,7 @@ export async function planHost(
   }
   if (client) changes.push(...formatOvsPlan(planOvs(ovs, client.cache)).map((l) => `ovs-vsctl ${l}`));
   changes.push(
-    ...formatPlan(planNetlink({ owner: OWNER, links: [...desired.kernelVlans] }, observed)).map(
-      (l) => `ip ${l}`,
-    ),
+    ...formatPlan(await planVlans(ctx, desired, observed)).map((l) => `ip ${l}`),
   );
   changes.push(
     ...desired.internalPortsUp

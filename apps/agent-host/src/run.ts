@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import {
   createAgentMetrics,
+  createCreationJournal,
   createFileSource,
   createStatusFile,
   runDaemon,
@@ -137,7 +138,7 @@ export async function runAgent(
       enqueue = () => {};
     },
   };
-  const netlink = createNetlink();
+  const netlink = createNetlink({ journal: createCreationJournal(config.stateDir) });
   const ctx: HostAgentContext = {
     config,
     netlink,

@@ -134,7 +134,11 @@ export async function applyNode(
   const betweenSteps = () => options.signal?.throwIfAborted();
   const t0 = performance.now();
   const frrConfig = nodeFrrConfig(node, intent);
-  const [observed, frrNow] = await Promise.all([observeNode(node, intent), node.frr.inspect(frrConfig)]);
+  const [observed, frrNow, adopt] = await Promise.all([
+    observeNode(node, intent),
+    node.frr.inspect(frrConfig),
+    node.netlink.adoptable(),
+  ]);
   // VRFs FRR is about to drop lose their L3 VNI while their devices still exist (the first step
   // deletes them): zebra tells bgpd only then, and bgpd refuses to remove the VRF otherwise.
   if (frrNow.droppedL3Vnis.length > 0) {
@@ -146,7 +150,7 @@ export async function applyNode(
   const fullScope = observeScopeOf(full);
   // The first step is verified in the full state's scope: that observation serves the last step
   // (FRR does not change the links, addresses, routes and sysctls the plan manages).
-  let first = { ...planNetlink(beforeFrrState(full, l3, observed), observed, { prune }), scope: fullScope };
+  let first = { ...planNetlink(beforeFrrState(full, l3, observed), observed, { prune, adopt }), scope: fullScope };
   const inOneStep =
     frrNow.current &&
     !touchesL3Vni(
@@ -164,7 +168,7 @@ export async function applyNode(
     const unmappedDown = downUnmappedL3Vnis(l3, intent.frr.vrfs, await node.frr.mappedVnis());
     if (unmappedDown !== l3)
       first = {
-        ...planNetlink(beforeFrrState(full, unmappedDown, observed), observed, { prune }),
+        ...planNetlink(beforeFrrState(full, unmappedDown, observed), observed, { prune, adopt }),
         scope: fullScope,
       };
     betweenSteps();
@@ -184,7 +188,7 @@ export async function applyNode(
     frrMs = Math.round(performance.now() - t1);
   }
 
-  const last = planNetlink(full, afterFirst, { prune });
+  const last = planNetlink(full, afterFirst, { prune, adopt });
   betweenSteps();
   if (last.ops.length > 0) await node.netlink.apply(last);
   return {

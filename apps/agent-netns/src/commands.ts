@@ -143,7 +143,11 @@ async function plan({ configPath, out, err }: AgentCommandContext): Promise<numb
   const node = hbrNodeOf(config);
   const desired = await desiredOf(config);
   const observed = await observeNode(node, desired.intent);
-  const ops = formatPlan(planNetlink(nodeDesiredState(node, desired.intent, observed), observed));
+  const ops = formatPlan(
+    planNetlink(nodeDesiredState(node, desired.intent, observed), observed, {
+      adopt: await node.netlink.adoptable(),
+    }),
+  );
   const frr = await pendingFrrChanges(frrTarget(config), nodeFrrConfig(node, desired.intent));
   out(`# netlink: ${ops.length} operation(s)\n${ops.map((l) => `${l}\n`).join('')}`);
   out(`# FRR: ${frr.added.length} line(s) added, ${frr.removed.length} removed\n`);

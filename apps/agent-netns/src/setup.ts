@@ -9,6 +9,7 @@ import {
 } from '@fabrik/api';
 import {
   ConfigError,
+  createCreationJournal,
   createFileSource,
   createStatusFile,
   loadConfig,
@@ -69,7 +70,10 @@ export function frrTarget(config: AgentNetnsConfig, file = 'config'): FrrTarget 
 /** The HBR namespace as agent-netns drives it. */
 export function hbrNodeOf(config: NetnsConfig): HbrNode {
   return {
-    netlink: createNetlink(config.netns === undefined ? {} : { netns: config.netns }),
+    netlink: createNetlink({
+      ...(config.netns === undefined ? {} : { netns: config.netns }),
+      journal: createCreationJournal(config.stateDir),
+    }),
     frr: createFrrState(frrTarget(config)),
     owner: OWNER,
     trunk: config.trunk,

@@ -22,6 +22,8 @@ export type { FileSourceOptions, ParseIntentOptions } from './file-source.js';
 export { createWorkQueue, backoffDelay, DEFAULT_BACKOFF } from './work-queue.js';
 export type { WorkQueue, WorkQueueOptions, WorkResult } from './work-queue.js';
 export { createStateStore } from './state-store.js';
+export { createCreationJournal } from './name-journal.js';
+export type { NameJournal } from './name-journal.js';
 export type { StateStore, StateStoreOptions } from './state-store.js';
 export { createStatusFile, readStatusFile } from './status-file.js';
 export type { StatusSink, StatusFileOptions } from './status-file.js';

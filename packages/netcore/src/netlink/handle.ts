@@ -57,6 +57,24 @@ export interface NetlinkOptions {
    * (`/proc/PID/ns/net`, a CNI_NETNS path). Default: the caller's own namespace.
    */
   readonly netns?: string;
+  /**
+   * Where `apply` records the links it is about to create, so that a restart after a crash can
+   * tell its own unmarked links from foreign ones (the kernel takes no ifalias when it creates a
+   * link, so a link is created, then marked by the next batch line). `reconcile` passes what it
+   * holds as {@link PlanOptions.adopt}; a caller that plans itself passes {@link Netlink.adoptable}.
+   * Default: none (a link whose marking a crash cut off is then foreign, as any unmarked link).
+   */
+  readonly journal?: CreationJournal;
+}
+
+/**
+ * A durable set of link names (an agent keeps it in its state directory). `record` returns once
+ * the names are on disk; `clear` follows an apply that finished, which marked every link it created.
+ */
+export interface CreationJournal {
+  load(): Promise<ReadonlySet<string>>;
+  record(names: readonly string[]): Promise<void>;
+  clear(): Promise<void>;
 }
 
 /** Filter of {@link Netlink.routeList}. */
@@ -156,6 +174,11 @@ export interface Netlink {
   /** Applies a plan made by `plan()` for this namespace and verifies it (see apply.ts). Equivalent to: `ip -n NS -j -d -batch -` (+ `bridge -batch -`, `sysctl -w`). */
   apply(plan: Plan): Promise<ApplyResult>;
   /**
+   * The links a previous apply was creating when its process died (the handle's journal; empty
+   * without one): pass them as {@link PlanOptions.adopt} to plans made for `apply`.
+   */
+  adoptable(): Promise<ReadonlySet<string>>;
+  /**
    * observe (only the object types `desired` uses) -> plan -> apply. An applied state costs
    * one observe and no change. Equivalent to: `ip -j -d addr show` then `ip -n NS -j -d -batch -`.
    */
@@ -208,6 +231,31 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
   const name = (n: string, field = 'name'): string => checkInterfaceName(n, field);
   const set = (n: string, ...args: string[]): Promise<RunResult> =>
     ip(['link', 'set', 'dev', name(n), ...args], { linkName: n });
+
+  const journal = options.journal;
+  // Whether the journal may hold names: unknown at start (a previous process may have left some).
+  let journalMayHold = journal !== undefined;
+  const adoptable = async (): Promise<ReadonlySet<string>> =>
+    journal && journalMayHold ? journal.load() : new Set<string>();
+  async function journaledApply(p: Plan): Promise<ApplyResult> {
+    const creating = p.ops.flatMap((op) =>
+      op.op !== 'link-add'
+        ? []
+        : op.spec.kind === 'veth' && op.spec.peer.netns === undefined
+          ? [op.spec.name, op.spec.peer.name]
+          : [op.spec.name],
+    );
+    if (journal && creating.length > 0) {
+      await journal.record(creating);
+      journalMayHold = true;
+    }
+    const result = await applyPlan(runner, p);
+    if (journal && journalMayHold) {
+      await journal.clear();
+      journalMayHold = false;
+    }
+    return result;
+  }
 
   const handle: Netlink = {
     netns,
@@ -381,7 +429,8 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     },
     observe: (scope) => observeNamespace(runner, scope),
     dump: (scope) => dumpNamespace(runner, scope),
-    apply: (plan) => applyPlan(runner, plan),
+    apply: journaledApply,
+    adoptable,
     async reconcile(desired, planOptions) {
       // The link dump does not depend on the desired state: start it, and validate the desired
       // state (CPU) while iproute2 runs. A validation error wins; the dump's outcome is dropped.
@@ -390,8 +439,8 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       const valid = parseDesiredState(desired);
       const scope = observeScopeOf(valid, planOptions);
       const observed = decodeDumps(await dumpNamespace(runner, scope, links), scope);
-      const p = makePlan(valid, observed, planOptions);
-      return { plan: p, result: await applyPlan(runner, p) };
+      const p = makePlan(valid, observed, { adopt: await adoptable(), ...planOptions });
+      return { plan: p, result: await journaledApply(p) };
     },
   };
   return handle;

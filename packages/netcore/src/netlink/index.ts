@@ -1,7 +1,7 @@
 // @fabrik/netcore/netlink: typed links, an imperative handle per namespace, and the pure
 // observe -> plan -> apply pipeline. See README.md.
 export { createNetlink } from './handle.js';
-export type { Netlink, NetlinkOptions, RouteListFilter } from './handle.js';
+export type { CreationJournal, Netlink, NetlinkOptions, RouteListFilter } from './handle.js';
 export { NetlinkBatchOpSchema, batchOpArgs } from './batch.js';
 export type { NetlinkBatchOp } from './batch.js';
 export { plan, observeScopeOf } from './plan.js';
