@@ -150,7 +150,10 @@ export async function applyNode(
   const fullScope = observeScopeOf(full);
   // The first step is verified in the full state's scope: that observation serves the last step
   // (FRR does not change the links, addresses, routes and sysctls the plan manages).
-  let first = { ...planNetlink(beforeFrrState(full, l3, observed), observed, { prune, adopt }), scope: fullScope };
+  let first = {
+    ...planNetlink(beforeFrrState(full, l3, observed), observed, { prune, adopt }),
+    scope: fullScope,
+  };
   const inOneStep =
     frrNow.current &&
     !touchesL3Vni(
@@ -190,7 +193,8 @@ export async function applyNode(
 
   const last = planNetlink(full, afterFirst, { prune, adopt });
   betweenSteps();
-  if (last.ops.length > 0) await node.netlink.apply(last);
+  // Also when empty: the apply clears a creation journal a killed predecessor left behind.
+  await node.netlink.apply(last);
   return {
     netlinkOps: firstOps + last.ops.length,
     frr,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createCreationJournal } from './name-journal.js';
 import { createStateStore } from './state-store.js';
 import { createStatusFile, readStatusFile } from './status-file.js';
 
@@ -65,5 +66,21 @@ describe('state store and status file (real files)', () => {
       lastUpdate: 't3',
     });
     expect(await readStatusFile(join(dir, 'none.json'), z.unknown())).toBeUndefined();
+  });
+
+  it('keeps a creation journal: names accumulate on disk until cleared', async () => {
+    const journal = createCreationJournal(join(dir, 'state'));
+    expect(journal.path).toBe(join(dir, 'state', 'creating.json'));
+    expect([...(await journal.load())]).toEqual([]);
+    await journal.record(['vx100', 'br100']);
+    await journal.record(['br100', 'br200']);
+    // Another process (the restarted agent) reads what this one recorded.
+    expect([...(await createCreationJournal(join(dir, 'state')).load())]).toEqual([
+      'br100',
+      'br200',
+      'vx100',
+    ]);
+    await journal.clear();
+    expect(await readdir(join(dir, 'state'))).toEqual([]);
   });
 });

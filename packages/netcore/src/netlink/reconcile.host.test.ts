@@ -8,6 +8,7 @@ import {
   isKernelRejectedError,
   isOwnershipConflictError,
   plan,
+  type CreationJournal,
   type DesiredState,
   type KernelFeatureMissingError,
   type KernelRejectedError,
@@ -322,5 +323,59 @@ describe('reconcile (host kernel)', () => {
     ).toEqual(['vx100']);
     expect((await links(ns)).get('vx100')).toMatchObject({ master: 'br100', ifalias: 'fabrik:test' });
     expect((await nl.reconcile(desired)).plan.ops).toEqual([]);
+  });
+
+  it('journals the links an apply creates; after a kill between creation and mark, only journaled unmarked links are adopted', async () => {
+    const ns = await tempNs();
+    const held = new Set<string>();
+    const existingAtRecord: string[][] = [];
+    const journal: CreationJournal = {
+      load: () => Promise.resolve(new Set(held)),
+      async record(names) {
+        for (const n of names) held.add(n);
+        existingAtRecord.push([...(await links(ns)).keys()].filter((n) => names.includes(n)));
+      },
+      clear: () => Promise.resolve(held.clear()),
+    };
+    const desired: DesiredState = {
+      owner: 'test',
+      links: [
+        { kind: 'bridge', name: 'br100', up: true },
+        { kind: 'veth', name: 've0', peer: { name: 've1' }, up: true },
+      ],
+    };
+    const nl = createNetlink({ netns: ns.name, journal });
+    await nl.reconcile(desired);
+    // Recorded before the batch ran (none of the names existed yet), cleared after it.
+    expect(existingAtRecord.at(-1)).toEqual([]);
+    expect(held.size).toBe(0);
+
+    // What a kill -9 right after `link add` leaves: the link, without its mark, and the journal.
+    await ns.ip('link', 'del', 'br100');
+    await ns.ip('link', 'add', 'br100', 'type', 'bridge');
+    await ns.ip('link', 'add', 'br200', 'type', 'bridge');
+    const unjournaled = await createNetlink({ netns: ns.name })
+      .reconcile(desired)
+      .catch((e: unknown) => e);
+    expect(isOwnershipConflictError(unjournaled)).toBe(true);
+    held.add('br100');
+    held.add('br200');
+    // The restarted owner's handle adopts them: br100 is marked, br200 (no longer desired)
+    // deleted; the journal is cleared.
+    const restarted = () => createNetlink({ netns: ns.name, journal });
+    await restarted().reconcile(desired);
+    const after = await links(ns);
+    expect(after.get('br100')).toMatchObject({ ifalias: 'fabrik:test' });
+    expect(after.has('br200')).toBe(false);
+    expect(held.size).toBe(0);
+
+    // A name in the journal whose link carries someone else's alias stays foreign.
+    await ns.ip('link', 'set', 'dev', 'br100', 'alias', 'theirs');
+    held.add('br100');
+    const err = await restarted()
+      .reconcile(desired)
+      .catch((e: unknown) => e);
+    expect(isOwnershipConflictError(err)).toBe(true);
+    expect((await links(ns)).get('br100')).toMatchObject({ ifalias: 'theirs' });
   });
 });
