@@ -541,9 +541,7 @@ export async function planHost(
     }
   }
   if (client) changes.push(...formatOvsPlan(planOvs(ovs, client.cache)).map((l) => `ovs-vsctl ${l}`));
-  changes.push(
-    ...formatPlan(await planVlans(ctx, desired, observed)).map((l) => `ip ${l}`),
-  );
+  changes.push(...formatPlan(await planVlans(ctx, desired, observed)).map((l) => `ip ${l}`));
   changes.push(
     ...desired.internalPortsUp
       .filter((n) => observed.links.some((l) => l.spec.name === n && !l.spec.up))
