@@ -190,10 +190,20 @@ describe('agent-netns from files, two nodes', { timeout: 600_000 }, () => {
   });
 
   it('a link deleted or set down by hand is repaired (the time is logged)', async () => {
+    // Each measured from an idle agent: no log line for 2 s (the follow-up reconciles of the
+    // previous repair, and its FRR read, have ended).
+    const idle = () =>
+      until('the agent idle', async () => {
+        const lines = a.agent!.logs.length;
+        await new Promise((r) => setTimeout(r, 2000));
+        return a.agent!.logs.length === lines;
+      });
+    await idle();
     const t0 = performance.now();
     await runCommand('ip', ['-n', a.hbr, 'link', 'del', 'tr.101']);
     await until('tr.101 back', async () => (await ownedLinks(a)).get('tr.101')?.up === true, 30_000);
     const deleted = Math.round(performance.now() - t0);
+    await idle();
     const t1 = performance.now();
     await runCommand('ip', ['-n', a.hbr, 'link', 'set', 'vx2101', 'down']);
     await until('vx2101 up again', async () => (await ownedLinks(a)).get('vx2101')?.up === true, 30_000);
@@ -203,6 +213,18 @@ describe('agent-netns from files, two nodes', { timeout: 600_000 }, () => {
       console.log(JSON.stringify(l));
     expect((await ownedLinks(a)).get('tr.101')).toMatchObject({ master: 'br2101' });
     expect(await pings(`${P}a101`, '10.2.0.20', 30)).toBe(true);
+  });
+
+  it('FRR changed by hand is put back by the next reconcile, also one that a link drift starts', async () => {
+    // A drift reconcile repairs links before it reads FRR (FRR runs what the agent applied last,
+    // unless changed by hand): the read that follows must still find the hand change.
+    const frrBefore = await running(a);
+    await a.frr.vtysh('configure terminal', 'ip prefix-list FABRIK-BY-HAND seq 5 permit 10.99.0.0/16');
+    expect(await running(a)).toContain('FABRIK-BY-HAND');
+    await runCommand('ip', ['-n', a.hbr, 'link', 'set', 'vx2101', 'down']);
+    await until('vx2101 up again', async () => (await ownedLinks(a)).get('vx2101')?.up === true, 30_000);
+    await until('the hand change undone', async () => (await running(a)) === frrBefore, 60_000);
+    await until('provisioned', async () => (await readStatus(a))?.configStatus === 'provisioned');
   });
 
   it('a failing FRR reload keeps the last good configuration, in FRR and in the kernel', async () => {

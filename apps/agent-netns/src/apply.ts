@@ -8,7 +8,7 @@ import {
   type Netlink,
   type ObservedState,
 } from '@fabrik/netcore/netlink';
-import type { FrrApplyResult, FrrState } from './frr-state.js';
+import type { FrrApplyResult, FrrInspection, FrrState } from './frr-state.js';
 import { hbrDesiredState, type Layer2Kernel } from './hbr-state.js';
 import { beforeFrrState, downUnmappedL3Vnis, touchesL3Vni } from './phases.js';
 
@@ -124,19 +124,39 @@ export const nodeFrrConfig = (node: Pick<HbrNode, 'hostname'>, intent: NodeInten
  * an L3 VNI (an L2 network added or removed, drift of an L2 device), there is nothing to order:
  * the full state is applied in one step, without a reload or a wait for zebra.
  */
-export async function applyNode(
+export function applyNode(
   node: HbrNode,
   intent: NodeIntent,
   options: ApplyOptions = {},
+): Promise<ApplyReport> {
+  return applyNodeSteps(node, intent, options, true);
+}
+
+/** How FRR stands when this process applied the rendered configuration last: taken on trust, checked after. */
+const ASSUMED_CURRENT: FrrInspection = { current: true, droppedL3Vnis: [] };
+
+/**
+ * {@link applyNode}. With `trustLastApply`, when FRR was last given the rendered configuration by
+ * this process, FRR's running configuration is read after a one-step apply instead of before:
+ * `show running-config` is the slowest read of a reconcile, and drift repair (a link deleted or set
+ * down by hand) waits for it otherwise. When the apply needs FRR's order after all, or FRR was
+ * changed meanwhile (by hand), the steps run again with FRR read first.
+ */
+async function applyNodeSteps(
+  node: HbrNode,
+  intent: NodeIntent,
+  options: ApplyOptions,
+  trustLastApply: boolean,
 ): Promise<ApplyReport> {
   const prune = options.prune ?? true;
   // Between steps only: the node is then where a kill -9 at that point would leave it.
   const betweenSteps = () => options.signal?.throwIfAborted();
   const t0 = performance.now();
   const frrConfig = nodeFrrConfig(node, intent);
+  const trusted = trustLastApply && node.frr.lastAppliedConfig() === frrConfig;
   const [observed, frrNow, adopt] = await Promise.all([
     observeNode(node, intent),
-    node.frr.inspect(frrConfig),
+    trusted ? ASSUMED_CURRENT : node.frr.inspect(frrConfig),
     node.netlink.adoptable(),
   ]);
   // VRFs FRR is about to drop lose their L3 VNI while their devices still exist (the first step
@@ -161,6 +181,9 @@ export async function applyNode(
       l3,
       intent.frr.vrfs.map((v) => v.name),
     );
+
+  // Nothing has changed yet: read FRR first and plan again.
+  if (trusted && !inOneStep) return applyNodeSteps(node, intent, options, false);
 
   let afterFirst = observed;
   let firstOps = 0;
@@ -195,6 +218,11 @@ export async function applyNode(
   betweenSteps();
   // Also when empty: the apply clears a creation journal a killed predecessor left behind.
   await node.netlink.apply(last);
+  if (trusted && !(await node.frr.inspect(frrConfig)).current) {
+    betweenSteps();
+    const again = await applyNodeSteps(node, intent, options, false);
+    return { ...again, netlinkOps: again.netlinkOps + last.ops.length };
+  }
   return {
     netlinkOps: firstOps + last.ops.length,
     frr,

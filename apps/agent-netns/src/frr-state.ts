@@ -46,6 +46,8 @@ export const isVniMappingTimeoutError = errorGuard(VniMappingTimeoutError);
 export interface FrrState {
   /** How FRR's running configuration stands to `config` (one `show running-config`). */
   inspect(config: string): Promise<FrrInspection>;
+  /** The configuration the last successful `apply` of this process gave FRR; undefined after any other change. */
+  lastAppliedConfig(): string | undefined;
   /** Takes L3 VNIs off their VRFs, while the VRFs' kernel devices still exist (see @fabrik/frr's releaseL3Vnis). */
   releaseL3Vnis(vnis: readonly L3Vni[]): Promise<void>;
   apply(config: string): Promise<FrrApplyResult>;
@@ -89,6 +91,7 @@ export function createFrrState(target: FrrTarget): FrrState {
   const isCurrent = (config: string, running: string) =>
     applied !== undefined && applied.config === config && applied.running === running;
   return {
+    lastAppliedConfig: () => applied?.config,
     async inspect(config) {
       const running = await showRunningConfig(target);
       return { current: isCurrent(config, running), droppedL3Vnis: droppedL3Vnis(running, config) };

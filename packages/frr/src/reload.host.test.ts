@@ -145,6 +145,18 @@ describe('reloadFrr (host kernel)', () => {
     expect(await reloadFrr({ ...target(), config })).toMatchObject({ skipped: true });
   });
 
+  it('removes a prefix-list entry added by hand, which frr-reload.py lists as a `no` line to add', async () => {
+    const config = renderFrrConfig(intent, { hostname: hostname() });
+    await reloadFrr({ ...target(), config });
+    const before = await showRunningConfig(target());
+    await frr.vtysh('configure terminal', 'ip prefix-list FABRIK-BY-HAND seq 5 permit 10.99.0.0/16');
+    const repaired = await reloadFrr({ ...target(), config });
+    expect(repaired.added).toEqual([
+      { context: [], line: 'no ip prefix-list FABRIK-BY-HAND seq 5 permit 10.99.0.0/16' },
+    ]);
+    expect(await showRunningConfig(target())).toBe(before);
+  });
+
   it("waits for another process's reload lock, and is not kept out by a holder that died", async () => {
     const before = await showRunningConfig(target());
     const other = spawn(process.execPath, [

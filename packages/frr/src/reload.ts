@@ -257,7 +257,7 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
     if (changed) {
       const previous = await showRunningConfig(options);
       try {
-        if (changes.removed.length === 0) await runVtyshFile(options, file);
+        if (onlyAdditions(changes)) await runVtyshFile(options, file);
         else {
           await applyInTwoPasses(options, configDir, file, config, previous);
           await applyLeftovers(options, file, config);
@@ -439,3 +439,10 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
     throw e;
   }
 }
+
+/**
+ * Whether `--test` found only lines to add. frr-reload.py lists some removals as `no ...` lines to
+ * add (a prefix-list entry added by hand, for one): applying the file would not remove them.
+ */
+const onlyAdditions = (changes: { added: readonly FrrConfigChange[]; removed: readonly FrrConfigChange[] }) =>
+  changes.removed.length === 0 && !changes.added.some((c) => /^no\s/.test(c.line.trim()));
