@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createCreationJournal } from './name-journal.js';
+import { createCreationJournal } from './creation-journal.js';
 import { createStateStore } from './state-store.js';
 import { createStatusFile, readStatusFile } from './status-file.js';
 

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { createStateStore } from './state-store.js';
 
 /**
- * A durable set of names in the state directory, `STATE_DIR/NAME.json`: the creation journal an
- * agent gives its netlink handle (`@fabrik/netcore` `NetlinkOptions.journal`), so that a link
- * created just before a kill -9 and not yet marked is recognised as its own after the restart.
+ * A durable set of link names: the creation journal an agent gives its netlink handle
+ * (`@fabrik/netcore` `NetlinkOptions.journal`, which it satisfies), so that a link created just
+ * before a kill -9 and not yet marked is recognised as its own after the restart.
  */
 export interface NameJournal {
   readonly path: string;
