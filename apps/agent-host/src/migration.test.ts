@@ -50,10 +50,8 @@ function observed(
 ): ObservedState {
   return {
     links: decodeLinkDump(JSON.stringify(links)),
-    routes: [
-      ...decodeRouteDump(JSON.stringify(routes4), 'inet'),
-      ...decodeRouteDump(JSON.stringify(routes6), 'inet6'),
-    ],
+    // As the kernel gives them: every IPv6 route carries a preference.
+    routes: decodeRouteDump(JSON.stringify([...routes4, ...routes6.map((r) => ({ pref: 'medium', ...r }))])),
     neighbours: undefined,
     fdb: undefined,
     sysctls: undefined,

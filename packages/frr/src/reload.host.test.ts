@@ -157,6 +157,43 @@ describe('reloadFrr (host kernel)', () => {
     expect(await showRunningConfig(target())).toBe(before);
   });
 
+  it('turns forwarding on, as a configuration without `no ip forwarding` asks, along with lines it adds', async () => {
+    await reloadFrr({ ...target(), config: renderFrrConfig(intent, { hostname: hostname() }) });
+    // As in a new namespace: the kernel does not forward, and zebra shows it.
+    await frr.vtysh('configure terminal', 'no ip forwarding', 'no ipv6 forwarding');
+    const forwarding = async () =>
+      (await ns.exec('sysctl', ['-n', 'net.ipv4.ip_forward', 'net.ipv6.conf.all.forwarding'])).stdout.split(
+        '\n',
+        2,
+      );
+    expect(await forwarding()).toEqual(['0', '0']);
+    const more = {
+      ...intent,
+      underlay: {
+        neighbors: [
+          ...(intent.underlay?.neighbors ?? []),
+          { address: '192.0.2.3', remoteAs: 'external' as const },
+        ],
+      },
+    };
+    const config = renderFrrConfig(more, { hostname: hostname() });
+    const result = await reloadFrr({ ...target(), config });
+    expect(result.removed).toEqual([
+      { context: [], line: 'no ip forwarding' },
+      { context: [], line: 'no ipv6 forwarding' },
+    ]);
+    expect(result.added).toContainEqual({
+      context: ['router bgp 65000'],
+      line: 'neighbor 192.0.2.3 remote-as external',
+    });
+    expect(await forwarding()).toEqual(['1', '1']);
+    const running = await frr.runningConfig();
+    expect(running).not.toContain('forwarding');
+    expect(running).toContain(' neighbor 192.0.2.3 remote-as external\n');
+    expect(await reloadFrr({ ...target(), config })).toMatchObject({ skipped: true });
+    await reloadFrr({ ...target(), config: renderFrrConfig(intent, { hostname: hostname() }) });
+  });
+
   it("waits for another process's reload lock, and is not kept out by a holder that died", async () => {
     const before = await showRunningConfig(target());
     const other = spawn(process.execPath, [

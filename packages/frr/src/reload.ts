@@ -257,8 +257,16 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
     if (changed) {
       const previous = await showRunningConfig(options);
       try {
-        if (onlyAdditions(changes)) await runVtyshFile(options, file);
-        else {
+        const forwarding = forwardingToTurnOn(changes);
+        const others = changes.removed.filter((c) => !forwarding.includes(c));
+        if (onlyAdditions({ added: changes.added, removed: others }, previous)) {
+          if (forwarding.length > 0)
+            await runVtyshCommands(options, [
+              'configure terminal',
+              ...forwarding.map((c) => c.line.slice('no '.length)),
+            ]);
+          await runVtyshFile(options, file);
+        } else {
           await applyInTwoPasses(options, configDir, file, config, previous);
           await applyLeftovers(options, file, config);
         }
@@ -383,6 +391,15 @@ async function runVtyshFile(target: FrrTarget, file: string): Promise<void> {
   }
 }
 
+async function runVtyshCommands(target: FrrTarget, commands: readonly string[]): Promise<void> {
+  try {
+    await runFrrTool(target, 'vtysh', ['-N', target.pathspace, ...commands.flatMap((c) => ['-c', c])]);
+  } catch (e) {
+    if (!isCommandError(e)) throw e;
+    throw new FrrReloadError('reload', frrMessage(e.stdout, e.stderr) || `exit code ${e.exitCode}`, false);
+  }
+}
+
 async function runReload(target: FrrTarget, args: readonly string[], stage: FrrReloadStage): Promise<string> {
   try {
     return (await runFrrTool(target, 'python3', [FRR_RELOAD_SCRIPT, '-N', target.pathspace, ...args])).stdout;
@@ -441,8 +458,29 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 }
 
 /**
- * Whether `--test` found only lines to add. frr-reload.py lists some removals as `no ...` lines to
- * add (a prefix-list entry added by hand, for one): applying the file would not remove them.
+ * The removals of `--test` that turn forwarding on. zebra shows `no ip forwarding` (`no ipv6
+ * forwarding`) while the kernel does not forward, and a configuration without that line wants
+ * FRR's default, forwarding. frr-reload.py lists the line as one to remove, which it does with the
+ * command `ip forwarding`. A fresh FRR in a new namespace shows both (a namespace starts with
+ * forwarding off): with these commands first, its first reload, which otherwise only adds, stays
+ * one `vtysh -f` instead of two frr-reload.py runs (tens of seconds in the lab).
  */
-const onlyAdditions = (changes: { added: readonly FrrConfigChange[]; removed: readonly FrrConfigChange[] }) =>
-  changes.removed.length === 0 && !changes.added.some((c) => /^no\s/.test(c.line.trim()));
+const forwardingToTurnOn = (changes: { removed: readonly FrrConfigChange[] }): FrrConfigChange[] =>
+  changes.removed.filter((c) => c.context.length === 0 && /^no ipv6? forwarding$/.test(c.line));
+
+/**
+ * Whether `--test` found only lines to add. frr-reload.py lists some removals as `no ...` lines to
+ * add (a prefix-list entry added by hand, for one): applying the file would not remove them. A
+ * `no` line inside a block that `running` does not have (`no bgp default ipv4-unicast` of a new
+ * `router bgp`) is part of what is added, not a removal.
+ */
+function onlyAdditions(
+  changes: { added: readonly FrrConfigChange[]; removed: readonly FrrConfigChange[] },
+  running: string,
+): boolean {
+  const runningLines = new Set(running.split('\n').map((l) => l.trimEnd()));
+  const inNewBlock = (c: FrrConfigChange) => c.context[0] !== undefined && !runningLines.has(c.context[0]);
+  return (
+    changes.removed.length === 0 && !changes.added.some((c) => /^no\s/.test(c.line.trim()) && !inNewBlock(c))
+  );
+}

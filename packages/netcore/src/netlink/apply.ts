@@ -3,7 +3,15 @@ import { ApplyNotConvergedError, classifyIpFailure } from './errors.js';
 import { batchLine, encodeOp, formatPlan } from './encode.js';
 import { runBatch } from './batch.js';
 import type { NetnsRunner } from './exec.js';
-import { decodeDumps, dumpNamespace, wasInterrupted, type ObservedState } from './observe.js';
+import {
+  decodeDumps,
+  dumpNamespace,
+  showLines,
+  splitShowOutput,
+  wasInterrupted,
+  type ObservedState,
+  type PriorDumps,
+} from './observe.js';
 import { plan as makePlan } from './plan.js';
 import type { Plan, PlanOp } from './plan-ops.js';
 
@@ -28,9 +36,10 @@ const linkAddContext = (op: PlanOp): { linkKind?: string; linkName?: string } =>
  * (standard input, no file, no shell), FDB entries in one `bridge -batch -`, sysctls in one
  * `sysctl -w`; then re-observes the namespace and checks that a fresh plan is empty.
  *
- * The link and address dump of the verification is the last line of the same batch
- * (`ip -j -d -batch -` ending in `addr show`): a process start costs more than the dump inside
- * the lab, so apply + verify is one process when the plan touches links or addresses only.
+ * The link, address and route dumps of the verification are the last lines of the same batch
+ * (`ip -j -d -batch -` ending in `addr show` and `route show table all`): a process start costs
+ * more than the dumps inside the lab, so apply + verify is one process when the plan has no
+ * FDB entries (and sysctls are written in-process, see exec.ts).
  *
  * A failing batch line (`Command failed -:N`) is mapped back to its operation:
  * KernelFeatureMissingError (the link kind's module is missing), LinkNotFoundError,
@@ -57,22 +66,23 @@ export async function applyPlan(runner: NetnsRunner, p: Plan): Promise<ApplyResu
     ip.lines.length > 0
       ? await runBatch(runner, 'ip', ip, {
           flags: ['-j', '-d'],
-          trailer: 'addr show',
+          trailer: showLines(p.scope),
           contextOf: linkAddContext,
         })
       : undefined;
   // An interrupted verification dump is partial: leave it to observe, which dumps again.
-  const addrDump = batch === undefined || wasInterrupted(batch.stderr) ? undefined : batch.stdout;
+  const prior: PriorDumps | undefined =
+    batch === undefined || wasInterrupted(batch.stderr) ? undefined : splitShowOutput(batch.stdout, p.scope);
   if (bridge.lines.length > 0) await runBatch(runner, 'bridge', bridge);
   if (sysctl.length > 0) {
     try {
-      await runner.sysctl(['-q', '-w', ...sysctl]);
+      await runner.sysctlWrite(sysctl);
     } catch (e) {
       if (!isCommandError(e)) throw e;
       throw classifyIpFailure(`sysctl -w ${sysctl.join(' ')}`, e.stderr, { netns: runner.netns, cause: e });
     }
   }
-  const observed = decodeDumps(await dumpNamespace(runner, p.scope, addrDump), p.scope);
+  const observed = decodeDumps(await dumpNamespace(runner, p.scope, prior), p.scope);
   const again = makePlan(p.desired, observed, p.options);
   if (again.ops.length > 0) throw new ApplyNotConvergedError(formatPlan(again));
   return { applied: p.ops.length, observed };

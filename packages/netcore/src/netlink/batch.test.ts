@@ -109,7 +109,15 @@ function failingRunner(stderr: string): NetnsRunner & { inputs: string[] } {
   const ipStream = () => {
     throw new Error('not used by batches');
   };
-  return { netns: 'pod', inputs, ip: fail, bridge: fail, sysctl: fail, ipStream };
+  return {
+    netns: 'pod',
+    inputs,
+    ip: fail,
+    bridge: fail,
+    sysctlRead: fail,
+    sysctlWrite: () => Promise.reject(new Error('not used')),
+    ipStream,
+  };
 }
 
 describe('a failing batch line is mapped back to its operation', () => {

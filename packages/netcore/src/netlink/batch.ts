@@ -71,8 +71,8 @@ export interface BatchLines<Op> {
 export interface RunBatchOptions<Op> {
   /** Options before `-batch -` (`-j -d` for a batch whose `show` lines are parsed). */
   readonly flags?: readonly string[];
-  /** A last line that is no operation (apply's verification dump, `addr show`). */
-  readonly trailer?: string;
+  /** Last lines that are no operations (apply's verification dumps, `addr show` ...). */
+  readonly trailer?: readonly string[];
   /** Link kind and name an operation is about, for the error of its failing line. */
   readonly contextOf?: (op: Op) => { linkKind?: string; linkName?: string };
 }
@@ -89,8 +89,7 @@ export async function runBatch<Op extends PlanOp | NetlinkBatchOp>(
   batch: BatchLines<Op>,
   options: RunBatchOptions<Op> = {},
 ): Promise<RunResult> {
-  const input =
-    [...batch.lines, ...(options.trailer === undefined ? [] : [options.trailer])].join('\n') + '\n';
+  const input = [...batch.lines, ...(options.trailer ?? [])].join('\n') + '\n';
   try {
     return await runner[tool]([...(options.flags ?? []), '-batch', '-'], input);
   } catch (e) {

@@ -103,7 +103,6 @@ describe('link encoders', () => {
           flags: ['onlink', 'linkdown'],
         },
       ]),
-      'inet',
     );
     expect(route).toMatchObject({
       dst: 'default',

@@ -1,5 +1,5 @@
-import { access, constants } from 'node:fs/promises';
-import { runCommand, type RunResult } from '../exec/run.js';
+import { access, constants, readFile, writeFile } from 'node:fs/promises';
+import { CommandError, runCommand, type RunResult } from '../exec/run.js';
 import { streamLines, type LineStream } from '../exec/stream.js';
 import { NETNS_RUN_DIR } from '../netns/netns.js';
 import { parseNetnsTarget, type NetnsTarget } from './names.js';
@@ -19,13 +19,24 @@ import { parseNetnsTarget, type NetnsTarget } from './names.js';
  * (a host process, the CNI plugin), without: the extra process and the copy of the mount table
  * cost every CNI ADD about 5 ms. nsenter --net leaves the mount namespace as it is, so the
  * writability seen here is the one sysctl sees.
+ *
+ * In the caller's own namespace (an agent in its pod's namespace), sysctls are read and written
+ * in this process through /proc/sys, which is that namespace's: a reconcile reads them before and
+ * after applying, and a process start is the dearest step of a small reconcile (in the lab's
+ * kernel, about half a second under load).
  */
 export interface NetnsRunner {
   /** The namespace as given, for messages (`undefined` = the caller's own namespace). */
   readonly netns: string | undefined;
   ip(args: readonly string[], input?: string): Promise<RunResult>;
   bridge(args: readonly string[], input?: string): Promise<RunResult>;
-  sysctl(args: readonly string[]): Promise<RunResult>;
+  /**
+   * `sysctl -e PATHS` (slash form, `net/ipv4/conf/tr.100/arp_accept`): the values of the paths that
+   * exist, one `KEY = VALUE` line each as sysctl prints them (dots and slashes swapped).
+   */
+  sysctlRead(paths: readonly string[]): Promise<RunResult>;
+  /** `sysctl -q -w PATH=VALUE ...`. A failure is a CommandError with sysctl's message. */
+  sysctlWrite(assignments: readonly string[]): Promise<void>;
   /** `ip ARGS` as a long-running process whose output lines go to `onLine` (`ip monitor`). */
   ipStream(args: readonly string[], onLine: (line: string) => void): LineStream;
 }
@@ -50,12 +61,61 @@ export function createRunner(netns?: string): NetnsRunner {
     ip: (args, input) => tool('ip', args, input),
     bridge: (args, input) => tool('bridge', args, input),
     ipStream: (args, onLine) => streamLines(...argv('ip', args), onLine),
-    sysctl: async (args) => {
-      if (nsPath === undefined) return runCommand('sysctl', args);
-      const privateProc = (await procSysWritable()) ? [] : ['unshare', '--mount-proc'];
-      return runCommand('nsenter', [`--net=${nsPath}`, ...privateProc, 'sysctl', ...args]);
+    sysctlRead: (paths) => {
+      if (nsPath === undefined) return readOwnSysctls(paths);
+      return sysctlInNetns(nsPath, ['-e', ...paths]);
+    },
+    sysctlWrite: async (assignments) => {
+      if (nsPath === undefined) await writeOwnSysctls(assignments);
+      else await sysctlInNetns(nsPath, ['-q', '-w', ...assignments]);
     },
   };
+}
+
+async function sysctlInNetns(nsPath: string, args: readonly string[]): Promise<RunResult> {
+  const privateProc = (await procSysWritable()) ? [] : ['unshare', '--mount-proc'];
+  return runCommand('nsenter', [`--net=${nsPath}`, ...privateProc, 'sysctl', ...args]);
+}
+
+/** A slash-form sysctl path as sysctl prints it: net/ipv4/conf/tr.100/arp_accept -> net.ipv4.conf.tr/100.arp_accept. */
+export const sysctlPrintedKey = (path: string): string =>
+  path.replace(/[./]/g, (c) => (c === '.' ? '/' : '.'));
+
+const errnoOf = (e: unknown): string | undefined => (e as NodeJS.ErrnoException).code;
+
+/** `sysctl -e PATHS` in this process's namespace: a path that does not exist is left out. */
+async function readOwnSysctls(paths: readonly string[]): Promise<RunResult> {
+  const values = await Promise.all(
+    paths.map(async (path) => {
+      try {
+        return `${sysctlPrintedKey(path)} = ${(await readFile(`/proc/sys/${path}`, 'utf8')).trim()}`;
+      } catch (e) {
+        if (errnoOf(e) === 'ENOENT') return undefined;
+        const why = `sysctl: reading key "${sysctlPrintedKey(path)}": ${errnoOf(e) ?? String(e)}`;
+        throw new CommandError(['sysctl', '-e', path], 255, why, '');
+      }
+    }),
+  );
+  const lines = values.filter((v): v is string => v !== undefined);
+  return { stdout: lines.map((l) => `${l}\n`).join(''), stderr: '' };
+}
+
+/** `sysctl -q -w PATH=VALUE ...` in this process's namespace, one assignment after another. */
+async function writeOwnSysctls(assignments: readonly string[]): Promise<void> {
+  for (const assignment of assignments) {
+    const eq = assignment.indexOf('=');
+    const path = assignment.slice(0, eq);
+    try {
+      await writeFile(`/proc/sys/${path}`, assignment.slice(eq + 1));
+    } catch (e) {
+      // The messages of sysctl(8), which classifyIpFailure knows.
+      const why =
+        errnoOf(e) === 'ENOENT'
+          ? `sysctl: cannot stat /proc/sys/${path}: No such file or directory`
+          : `sysctl: setting key "${sysctlPrintedKey(path)}": ${errnoOf(e) ?? String(e)}`;
+      throw new CommandError(['sysctl', '-q', '-w', assignment], 255, why, '');
+    }
+  }
 }
 
 /** A per-interface sysctl file every network namespace has: where /proc/sys's writability is asked. */

@@ -375,12 +375,10 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     },
     async routeList(filter = {}) {
       const table =
-        filter.table === undefined ? 'all' : String(validate(z.number().int().min(0), filter.table, 'table'));
-      const [v4, v6] = await Promise.all([
-        listing(['-j', '-4', 'route', 'show', 'table', table]),
-        listing(['-j', '-6', 'route', 'show', 'table', table]),
-      ]);
-      return [...decodeRouteDump(v4.stdout, 'inet'), ...decodeRouteDump(v6.stdout, 'inet6')];
+        filter.table === undefined ? undefined : validate(z.number().int().min(0), filter.table, 'table');
+      // Without a family, iproute2 dumps both only for `table all` (a table alone means IPv4).
+      const routes = decodeRouteDump((await listing(['-j', 'route', 'show', 'table', 'all'])).stdout);
+      return table === undefined ? routes : routes.filter((r) => r.table === table);
     },
     async neighAdd(n) {
       await ip(neighArgs('add', validate(NeighbourSpecSchema, n, 'neigh')));
@@ -408,7 +406,7 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
     async sysctlSet(dev, sysctls) {
       const d = checkSysctlDevice(dev, 'dev');
       const assignments = sysctlAssignments(d, validate(InterfaceSysctlsSchema, sysctls, 'sysctls'));
-      if (assignments.length > 0) await runner.sysctl(['-q', '-w', ...assignments]);
+      if (assignments.length > 0) await runner.sysctlWrite(assignments);
     },
     async batch(input) {
       const ops = validate(NetlinkBatchOpsSchema, input, 'ops');
@@ -438,7 +436,7 @@ export function createNetlink(options: NetlinkOptions = {}): Netlink {
       links.catch(() => {});
       const valid = parseDesiredState(desired);
       const scope = observeScopeOf(valid, planOptions);
-      const observed = decodeDumps(await dumpNamespace(runner, scope, links), scope);
+      const observed = decodeDumps(await dumpNamespace(runner, scope, { addr: links }), scope);
       const p = makePlan(valid, observed, { adopt: await adoptable(), ...planOptions });
       return { plan: p, result: await journaledApply(p) };
     },

@@ -25,7 +25,8 @@ function fakeRunner(answers: Array<RunResult | CommandError>): NetnsRunner & { c
       return a;
     },
     bridge: () => Promise.reject(new Error('not used')),
-    sysctl: () => Promise.reject(new Error('not used')),
+    sysctlRead: () => Promise.reject(new Error('not used')),
+    sysctlWrite: () => Promise.reject(new Error('not used')),
     ipStream: () => {
       throw new Error('not used');
     },

@@ -1,6 +1,6 @@
 import { isCommandError, type RunResult } from '../exec/run.js';
-import { DumpInterruptedError, classifyIpFailure } from './errors.js';
-import type { NetnsRunner } from './exec.js';
+import { DumpInterruptedError, NetlinkDecodeError, classifyIpFailure } from './errors.js';
+import { sysctlPrintedKey, type NetnsRunner } from './exec.js';
 import { decodeLinkDump, type ObservedLink } from './decode/link.js';
 import { decodeRouteDump, type ObservedRoute } from './decode/route.js';
 import { decodeNeighDump, type ObservedNeighbour } from './decode/neigh.js';
@@ -42,10 +42,8 @@ export interface ObservedState {
 export interface RawDumps {
   /** `ip -j -d addr show` */
   readonly addr: string;
-  /** `ip -j -4 route show table all` */
-  readonly route4?: string;
-  /** `ip -j -6 route show table all` */
-  readonly route6?: string;
+  /** `ip -j route show table all` (both families) */
+  readonly routes?: string;
   /** `ip -j neigh show` */
   readonly neigh?: string;
   /** `bridge -j fdb show` */
@@ -103,38 +101,87 @@ export function sysctlPaths(
   return devs.flatMap((dev, i) => keys.map((k) => SYSCTL_KEYS[k](checkSysctlDevice(dev, `sysctlsOf[${i}]`))));
 }
 
+/** `route show table all [proto N]`: both families when no family option is given. */
+function routeShowArgs(scope: ObserveScope): string[] {
+  const args = ['route', 'show', 'table', 'all'];
+  if (scope.routeProtocol !== undefined) args.push('proto', String(scope.routeProtocol));
+  return args;
+}
+
+/** The `show` lines of one `ip -j -d -batch -` that dumps links, addresses and, when asked, routes. */
+export function showLines(scope: ObserveScope): string[] {
+  return scope.routes ? ['addr show', routeShowArgs(scope).join(' ')] : ['addr show'];
+}
+
 /**
- * Runs the dumps `scope` asks for, in parallel, and returns their raw output. `addrDump` is an
- * `ip -j -d addr show` output the caller already has (apply gets it from the end of its batch).
+ * Splits the output of a batch's {@link showLines} (each `show` prints one JSON document on one
+ * line; the batch's other lines print nothing) into the link dump and the route dump.
+ */
+export function splitShowOutput(stdout: string, scope: ObserveScope): { addr: string; routes?: string } {
+  const documents = stdout.split('\n').filter((l) => l.trim() !== '');
+  const expected = showLines(scope).length;
+  if (documents.length !== expected)
+    throw new NetlinkDecodeError(
+      'ip -j -d -batch -',
+      `${documents.length} JSON documents, expected ${expected}`,
+    );
+  const [addr = '', routes] = documents;
+  return routes === undefined ? { addr } : { addr, routes };
+}
+
+/** What the caller already dumped: apply's batch ends with {@link showLines}, reconcile starts the link dump early. */
+export interface PriorDumps {
+  readonly addr: string | Promise<string>;
+  /** Routes as the scope asks for them; dumped here when absent. */
+  readonly routes?: string;
+}
+
+/**
+ * Runs the dumps `scope` asks for and returns their raw output. Links, addresses and routes come
+ * from one `ip -j -d -batch -` process (one family-less route dump: both families), the other
+ * object types from one process each, in parallel.
  */
 export async function dumpNamespace(
   runner: NetnsRunner,
   scope: ObserveScope = {},
-  addrDump?: string | Promise<string>,
+  prior?: PriorDumps,
 ): Promise<RawDumps> {
   const ns = runner.netns;
   const devs = scope.sysctlsOf ?? [];
   const keys = scope.sysctlKeys;
-  const routesOf = (family: '-4' | '-6') => {
-    const args = ['-j', family, 'route', 'show', 'table', 'all'];
-    if (scope.routeProtocol !== undefined) args.push('proto', String(scope.routeProtocol));
+  const routeDump = () => {
+    const args = ['-j', ...routeShowArgs(scope)];
     return dump(`ip ${args.join(' ')}`, () => runner.ip(args), ns);
   };
-  const [addr, route4, route6, neigh, fdb, sysctl] = await Promise.all([
-    addrDump ?? dumpLinks(runner),
-    scope.routes ? routesOf('-4') : undefined,
-    scope.routes ? routesOf('-6') : undefined,
+  const linksAndRoutes = async (): Promise<{ addr: string; routes?: string }> => {
+    if (prior === undefined) {
+      if (!scope.routes) return { addr: await dumpLinks(runner) };
+      const lines = showLines(scope);
+      const what = `ip -j -d -batch - (${lines.join('; ')})`;
+      const input = `${lines.join('\n')}\n`;
+      return splitShowOutput(
+        await dump(what, () => runner.ip(['-j', '-d', '-batch', '-'], input), ns),
+        scope,
+      );
+    }
+    const [addr, routes] = await Promise.all([
+      prior.addr,
+      scope.routes ? (prior.routes ?? routeDump()) : undefined,
+    ]);
+    return routes === undefined ? { addr } : { addr, routes };
+  };
+  const [{ addr, routes }, neigh, fdb, sysctl] = await Promise.all([
+    linksAndRoutes(),
     scope.neighbours ? dump('ip -j neigh show', () => runner.ip(['-j', 'neigh', 'show']), ns) : undefined,
     scope.fdb ? dump('bridge -j fdb show', () => runner.bridge(['-j', 'fdb', 'show']), ns) : undefined,
     // -e: interfaces that do not exist yet are skipped, not an error.
     devs.length > 0 && (keys === undefined || keys.length > 0)
-      ? dump('sysctl -e', () => runner.sysctl(['-e', ...sysctlPaths(devs, keys)]), ns)
+      ? dump('sysctl -e', () => runner.sysctlRead(sysctlPaths(devs, keys)), ns)
       : undefined,
   ]);
   return {
     addr,
-    ...(route4 === undefined ? {} : { route4 }),
-    ...(route6 === undefined ? {} : { route6 }),
+    ...(routes === undefined ? {} : { routes }),
     ...(neigh === undefined ? {} : { neigh }),
     ...(fdb === undefined ? {} : { fdb }),
     ...(sysctl === undefined ? {} : { sysctl }),
@@ -147,12 +194,9 @@ export function decodeDumps(raw: RawDumps, scope: ObserveScope = {}): ObservedSt
   return {
     links: decodeLinkDump(raw.addr),
     routes:
-      raw.route4 === undefined && raw.route6 === undefined
+      raw.routes === undefined
         ? undefined
-        : [
-            ...decodeRouteDump(raw.route4 ?? '', 'inet', filteredProtocol),
-            ...decodeRouteDump(raw.route6 ?? '', 'inet6', filteredProtocol),
-          ],
+        : decodeRouteDump(raw.routes, filteredProtocol === undefined ? {} : { protocol: filteredProtocol }),
     neighbours: raw.neigh === undefined ? undefined : decodeNeighDump(raw.neigh),
     fdb: raw.fdb === undefined ? undefined : decodeFdbDump(raw.fdb),
     sysctls: raw.sysctl === undefined ? undefined : decodeSysctls(raw.sysctl, scope.sysctlsOf ?? []),
@@ -161,8 +205,8 @@ export function decodeDumps(raw: RawDumps, scope: ObserveScope = {}): ObservedSt
 
 /**
  * Dumps the namespace: `ip -j -d addr show` (links with linkinfo, bridge port flags and
- * addresses in one dump), and when asked `ip -j -4/-6 route show table all`, `ip -j neigh show`,
- * `bridge -j fdb show`, `sysctl -e KEYS...`. The dumps run in parallel.
+ * addresses in one dump), and when asked `ip -j route show table all` (in the same process),
+ * `ip -j neigh show`, `bridge -j fdb show`, `sysctl -e KEYS...`.
  */
 export async function observeNamespace(
   runner: NetnsRunner,
@@ -170,10 +214,6 @@ export async function observeNamespace(
 ): Promise<ObservedState> {
   return decodeDumps(await dumpNamespace(runner, scope), scope);
 }
-
-// sysctl prints a slash-form key with '.' and '/' swapped: net/ipv4/conf/tr.100/arp_accept
-// comes back as net.ipv4.conf.tr/100.arp_accept.
-const printedKey = (path: string): string => path.replace(/[./]/g, (c) => (c === '.' ? '/' : '.'));
 
 /** Decodes `sysctl -e` output for the interfaces in `devs`; interfaces it does not list are absent. */
 export function decodeSysctls(stdout: string, devs: readonly string[]): Map<string, InterfaceSysctls> {
@@ -185,7 +225,7 @@ export function decodeSysctls(stdout: string, devs: readonly string[]): Map<stri
   const out = new Map<string, InterfaceSysctls>();
   for (const dev of devs) {
     const get = (k: keyof InterfaceSysctls): number | undefined =>
-      values.get(printedKey(SYSCTL_KEYS[k](dev)));
+      values.get(sysctlPrintedKey(SYSCTL_KEYS[k](dev)));
     // A key sysctl did not print stays undefined (the planner then writes it when desired).
     const found: { -readonly [K in keyof InterfaceSysctls]: InterfaceSysctls[K] } = {};
     for (const k of NUMERIC_SYSCTLS) {

@@ -295,7 +295,6 @@ describe('optional route attributes (mtu, advmss, scope)', () => {
     links: [],
     routes: decodeRouteDump(
       '[{"dst":"10.8.0.0/24","gateway":"10.9.0.1","protocol":"249","scope":"link","metrics":[{"mtu":1400,"advmss":1360}],"flags":[]},{"dst":"10.7.0.0/24","gateway":"10.9.0.1","protocol":"249","flags":[]}]',
-      'inet',
     ),
     neighbours: undefined,
     fdb: undefined,
@@ -347,7 +346,8 @@ describe('routes are keyed as the kernel keys them: table, destination, tos, met
   });
   const observedRoutes = (v4: RouteJson[], v6: RouteJson[] = []): ObservedState => ({
     links: [],
-    routes: [...decodeRouteDump(JSON.stringify(v4), 'inet'), ...decodeRouteDump(JSON.stringify(v6), 'inet6')],
+    // As the kernel gives them: every IPv6 route carries a preference.
+    routes: decodeRouteDump(JSON.stringify([...v4, ...v6.map((r) => ({ pref: 'medium', ...r }))])),
     neighbours: undefined,
     fdb: undefined,
     sysctls: undefined,

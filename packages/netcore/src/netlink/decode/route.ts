@@ -25,7 +25,7 @@ export interface ObservedRoute {
   readonly advmss: number | undefined;
   /** True when the gateway was declared on-link (`onlink`); absent otherwise. */
   readonly onlink?: boolean;
-  /** From the dump it came from: JSON routes carry no family, and `default` needs one. */
+  /** JSON routes carry no family, and `default` needs one: see {@link routeFamily}. */
   readonly family: 'inet' | 'inet6';
 }
 
@@ -44,7 +44,19 @@ const RouteJson = z.object({
   // A locked metric prints as ["lock", N].
   metrics: z.array(z.record(z.string(), z.unknown())).optional(),
   flags: z.array(z.string()).optional(),
+  // The router preference: the kernel gives it to every IPv6 route (RTA_PREF) and to no IPv4 one.
+  pref: z.string().optional(),
 });
+
+/**
+ * The family of a route of a family-less dump (`ip -j route show`, both families). The
+ * destination tells, except `default`: an IPv6 route is the one that carries a preference. Not the
+ * gateway: an IPv4 route may have an IPv6 next hop (RFC 8950).
+ */
+const routeFamily = (r: z.infer<typeof RouteJson>): 'inet' | 'inet6' => {
+  if (r.dst !== 'default') return r.dst.includes(':') ? 'inet6' : 'inet';
+  return r.pref === undefined ? 'inet' : 'inet6';
+};
 
 const NAMED_TABLES: Readonly<Record<string, number>> = { main: 254, local: 255, default: 253 };
 
@@ -110,19 +122,15 @@ export function normaliseDst(dst: string): string {
 }
 
 /**
- * Decodes `ip -j -4 route show table all` (family `inet`) or `ip -j -6 ...` (`inet6`). `protocol`
- * is that of the routes that print none: ip omits `boot`, and the protocol a `proto N` filter fixes.
+ * Decodes `ip -j route show table all`, with or without `-d` (both families). `protocol` is that
+ * of the routes that print none: ip omits `boot`, and the protocol a `proto N` filter fixes.
  */
-export const decodeRouteDump = (
-  stdout: string,
-  family: 'inet' | 'inet6',
-  protocol = 'boot',
-): ObservedRoute[] =>
+export const decodeRouteDump = (stdout: string, options: { protocol?: string } = {}): ObservedRoute[] =>
   parseIpJson('ip -j route dump', stdout, z.array(RouteJson)).map((r) => ({
     type: r.type ?? 'unicast',
     dst: normaliseDst(r.dst),
     table: tableId(r.table),
-    protocol: r.protocol ?? protocol,
+    protocol: r.protocol ?? options.protocol ?? 'boot',
     dev: r.dev,
     via: r.gateway,
     src: r.prefsrc,
@@ -132,5 +140,5 @@ export const decodeRouteDump = (
     mtu: routeMetric(r.metrics, 'mtu'),
     advmss: routeMetric(r.metrics, 'advmss'),
     ...(r.flags?.includes('onlink') ? { onlink: true } : {}),
-    family,
+    family: routeFamily(r),
   }));
