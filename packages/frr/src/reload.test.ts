@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectedL3Vnis } from './config-text.js';
-import { FrrReloadError, checkVniMapping, reloadFrr } from './reload.js';
+import { FrrReloadError, additionsOnlyCommands, checkVniMapping, reloadFrr } from './reload.js';
 
 describe('L3 VNI verification', () => {
   const config =
@@ -16,6 +16,41 @@ describe('L3 VNI verification', () => {
       { vrf: 'red', vni: 1001, actualVrf: 'default' },
     ]);
     expect(checkVniMapping(expectedL3Vnis(config), {})).toHaveLength(2);
+  });
+});
+
+describe('which reloads skip frr-reload.py --reload', () => {
+  // As a fresh FRR in a new namespace shows itself, and what frr-reload.py --test finds against it.
+  const fresh = 'frr defaults datacenter\nhostname lab\nno ip forwarding\nno ipv6 forwarding\n!\nend\n';
+  const newBgp = [
+    { context: ['router bgp 65000'], line: 'bgp router-id 10.0.0.1' },
+    { context: ['router bgp 65000'], line: 'no bgp default ipv4-unicast' },
+  ];
+  const forwardingRemovals = [
+    { context: [], line: 'no ip forwarding' },
+    { context: [], line: 'no ipv6 forwarding' },
+  ];
+
+  it('applies a first configuration with vtysh, forwarding turned on first', () => {
+    expect(additionsOnlyCommands({ added: newBgp, removed: forwardingRemovals }, fresh)).toEqual([
+      'ip forwarding',
+      'ipv6 forwarding',
+    ]);
+    expect(additionsOnlyCommands({ added: newBgp, removed: [] }, fresh)).toEqual([]);
+  });
+
+  it('needs frr-reload.py for any other removal, or for a `no` line of a block that runs already', () => {
+    const running = `${fresh}router bgp 65000\n bgp router-id 10.0.0.1\nexit\n`;
+    expect(additionsOnlyCommands({ added: newBgp, removed: [] }, running)).toBeUndefined();
+    const byHand = { context: [], line: 'no ip prefix-list BY-HAND seq 5 permit 10.0.0.0/8' };
+    expect(additionsOnlyCommands({ added: [byHand], removed: [] }, fresh)).toBeUndefined();
+    const removals = [
+      [{ context: [], line: 'ip prefix-list X seq 5 permit 10.0.0.0/8' }],
+      [{ context: ['router bgp 65000'], line: 'no ip forwarding' }],
+      [{ context: [], line: 'no ipv4 forwarding' }],
+    ];
+    for (const removed of removals)
+      expect(additionsOnlyCommands({ added: [], removed }, fresh)).toBeUndefined();
   });
 });
 

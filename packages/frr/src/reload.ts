@@ -257,14 +257,9 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
     if (changed) {
       const previous = await showRunningConfig(options);
       try {
-        const forwarding = forwardingToTurnOn(changes);
-        const others = changes.removed.filter((c) => !forwarding.includes(c));
-        if (onlyAdditions({ added: changes.added, removed: others }, previous)) {
-          if (forwarding.length > 0)
-            await runVtyshCommands(options, [
-              'configure terminal',
-              ...forwarding.map((c) => c.line.slice('no '.length)),
-            ]);
+        const commands = additionsOnlyCommands(changes, previous);
+        if (commands !== undefined) {
+          if (commands.length > 0) await runVtyshCommands(options, ['configure terminal', ...commands]);
           await runVtyshFile(options, file);
         } else {
           await applyInTwoPasses(options, configDir, file, config, previous);
@@ -458,29 +453,32 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 }
 
 /**
- * The removals of `--test` that turn forwarding on. zebra shows `no ip forwarding` (`no ipv6
- * forwarding`) while the kernel does not forward, and a configuration without that line wants
- * FRR's default, forwarding. frr-reload.py lists the line as one to remove, which it does with the
- * command `ip forwarding`. A fresh FRR in a new namespace shows both (a namespace starts with
- * forwarding off): with these commands first, its first reload, which otherwise only adds, stays
- * one `vtysh -f` instead of two frr-reload.py runs (tens of seconds in the lab).
+ * Whether a reload whose `--test` found `changes` can skip frr-reload.py --reload: when it only adds
+ * lines, the whole file through one `vtysh -f` (as FRR loads it at start) does it. Resolves with
+ * the global commands to run before that file (none most of the time), or `undefined` when the
+ * reload needs frr-reload.py. Pure.
+ *
+ * - frr-reload.py lists some removals as `no ...` lines to add (a prefix-list entry added by hand,
+ *   for one): applying the file would not remove them. A `no` line inside a block that `running`
+ *   does not have (`no bgp default ipv4-unicast` of a new `router bgp`) is part of what is added.
+ * - zebra shows `no ip forwarding` (`no ipv6 forwarding`) while the kernel does not forward, and a
+ *   configuration without that line wants FRR's default, forwarding: frr-reload.py removes the line
+ *   with the command `ip forwarding`, which is what this returns for it. A fresh FRR in a new
+ *   namespace shows both (a namespace starts with forwarding off), and its first reload, which
+ *   otherwise only adds, stays one `vtysh -f` instead of three frr-reload.py runs (about 20 s in
+ *   the lab).
  */
-const forwardingToTurnOn = (changes: { removed: readonly FrrConfigChange[] }): FrrConfigChange[] =>
-  changes.removed.filter((c) => c.context.length === 0 && /^no ipv6? forwarding$/.test(c.line));
-
-/**
- * Whether `--test` found only lines to add. frr-reload.py lists some removals as `no ...` lines to
- * add (a prefix-list entry added by hand, for one): applying the file would not remove them. A
- * `no` line inside a block that `running` does not have (`no bgp default ipv4-unicast` of a new
- * `router bgp`) is part of what is added, not a removal.
- */
-function onlyAdditions(
+export function additionsOnlyCommands(
   changes: { added: readonly FrrConfigChange[]; removed: readonly FrrConfigChange[] },
   running: string,
-): boolean {
+): string[] | undefined {
+  const forwarding = /^no (ip|ipv6) forwarding$/;
+  const commands: string[] = [];
+  for (const c of changes.removed) {
+    if (c.context.length > 0 || !forwarding.test(c.line)) return undefined;
+    commands.push(c.line.slice('no '.length));
+  }
   const runningLines = new Set(running.split('\n').map((l) => l.trimEnd()));
   const inNewBlock = (c: FrrConfigChange) => c.context[0] !== undefined && !runningLines.has(c.context[0]);
-  return (
-    changes.removed.length === 0 && !changes.added.some((c) => /^no\s/.test(c.line.trim()) && !inNewBlock(c))
-  );
+  return changes.added.some((c) => /^no\s/.test(c.line.trim()) && !inNewBlock(c)) ? undefined : commands;
 }
