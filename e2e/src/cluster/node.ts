@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
-import { isCommandError, runCommand, runInNetns } from '@fabrik/netcore';
+import { runInNetns } from '@fabrik/netcore';
 import { startFrr, startOvs, type FrrInstance, type OvsInstance } from '@fabrik/testkit';
 import type { ControlPlane } from './control-plane.js';
 import { REPO } from './control-plane.js';
@@ -67,11 +67,6 @@ export interface NodeRuntime {
   readonly ovs: OvsInstance;
   readonly agents: Readonly<Record<AgentKind, Supervised>>;
   readonly pods: PodRuntime;
-  /** `fabrik-agent-<kind> <command> --config FILE` in the agent's namespace; the exit code and output. */
-  agentCli(
-    kind: AgentKind,
-    command: 'plan' | 'render' | 'cleanup',
-  ): Promise<{ code: number; stdout: string; stderr: string }>;
   /** How many CNI invocations of `command` agent-host answered with success on its socket (its metrics). */
   cniAnswered(command: 'ADD' | 'CHECK' | 'DEL'): Promise<number>;
   /** Stops the agents (SIGTERM: the data plane stays), OVS and FRR. */
@@ -217,24 +212,6 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
     ovs,
     agents,
     pods: new PodRuntime(node, cni, cp.kube),
-    async agentCli(kind, command) {
-      const config = kind === 'netns' ? paths.netnsConfig : paths.hostConfig;
-      const netns = kind === 'netns' ? node.hbr : node.host;
-      try {
-        const { stdout, stderr } = await runCommand(
-          'ip',
-          ['netns', 'exec', netns, process.execPath, AGENT_BINS[kind], command, '--config', config],
-          {
-            env: { ...process.env, NODE_NAME: node.name, ...agentCodeCacheEnv },
-            timeoutMs: 120_000,
-          },
-        );
-        return { code: 0, stdout, stderr };
-      } catch (e) {
-        if (!isCommandError(e) || e.exitCode === null) throw e;
-        return { code: e.exitCode, stdout: e.stdout, stderr: e.stderr };
-      }
-    },
     async cniAnswered(command) {
       const { stdout } = await runInNetns(node.host, 'curl', [
         '-sf',

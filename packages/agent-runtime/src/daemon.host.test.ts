@@ -132,6 +132,18 @@ describe('a daemon built on the runtime, as a process', () => {
     expect(logs.some((l) => l.result === 'invalid' && l.message === 'bad: spec.x: refused')).toBe(true);
   });
 
+  it('reconciles at once on SIGHUP, and keeps running', async () => {
+    const before = logs.length;
+    child.kill('SIGHUP');
+    const line = await until('the SIGHUP reconcile', async () =>
+      logs.slice(before).find((l) => l.msg === 'reconciled' && String(l.trigger).includes('SIGHUP')),
+    );
+    expect(line?.reconcile).toEqual(expect.any(Number));
+    // Without a handler, SIGHUP ends a Node process.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(child.exitCode).toBeNull();
+  });
+
   it('stops on SIGTERM with exit code 0, leaving the data plane as it is', async () => {
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     child.kill('SIGTERM');

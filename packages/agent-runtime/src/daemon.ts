@@ -260,15 +260,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
 /**
  * Runs a daemon until SIGTERM or SIGINT, then stops it (the data plane stays up) and resolves
- * with exit code 0. A second signal while stopping exits at once with 1.
+ * with exit code 0. A second signal while stopping exits at once with 1. SIGHUP asks for a
+ * reconcile now, as the periodic resync does: an operator's (or a test's) "check everything
+ * again", answered by the reconcile's log line (trigger `SIGHUP`).
  */
 export async function runDaemon(options: DaemonOptions): Promise<number> {
   const daemon = await startDaemon(options);
+  const onHangup = () => daemon.enqueue('SIGHUP');
+  process.on('SIGHUP', onHangup);
   await new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       options.logger.info({ signal }, 'stopping');
       process.removeListener('SIGTERM', onSignal);
       process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGHUP', onHangup);
       const force = (again: NodeJS.Signals) => {
         options.logger.warn({ signal: again }, 'second signal: exiting without waiting');
         process.exit(1);
