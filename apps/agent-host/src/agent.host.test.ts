@@ -149,7 +149,7 @@ describe('agent-host with a file source', () => {
     const reasons = (l: LogLine) => String(l.trigger).split(', ');
     // What deleting the port tr.100 by hand shows: its rows deleted, its link down and deleted.
     const ofHandDeletion = (r: string) =>
-      /^(ovsdb (Port|Interface) tr\.100 deleted|ovsdb Bridge br-sec changed|link tr\.100 (set down|deleted))$/.test(
+      /^(ovsdb (Port|Interface) tr\.100 deleted|ovsdb Bridge br-sec changed \[[a-z_ ]+\]|link tr\.100 (set down|deleted))$/.test(
         r,
       );
     const observedChange = (r: string) => /^(link|address|route|ovsdb (Bridge|Port|Interface)) /.test(r);
@@ -171,12 +171,12 @@ describe('agent-host with a file source', () => {
     // Nor do the repair's own changes (tr.100 made again, set up) wake it: from the hand deletion
     // to the next hand change, the reconciles ran for those two only.
     await sb.vsctl('set', 'port', 'eth1', 'trunks=999');
-    const next = await agent.waitForLog((l) => reasons(l).includes('ovsdb Port eth1 changed'), {
+    const next = await agent.waitForLog((l) => reasons(l).includes('ovsdb Port eth1 changed [trunks]'), {
       what: 'the reconcile of the hand change of eth1',
     });
     const afterStartUp = reconciles().slice(startUp.length, reconciles().indexOf(next) + 1);
     expect(afterStartUp.flatMap(reasons).filter((r) => !ofHandDeletion(r))).toEqual([
-      'ovsdb Port eth1 changed',
+      'ovsdb Port eth1 changed [trunks]',
     ]);
     await until(
       'the trunks repaired',

@@ -74,6 +74,24 @@ describe('drift triggers', () => {
         [modify(tr100({ ofport: 3 }), tr100({ ofport: -1, error: 'could not open' }))],
         watched,
       ),
-    ).toBe('ovsdb Interface tr.100 changed');
+    ).toBe('ovsdb Interface tr.100 changed [error ofport]');
+    // A port added to or removed from agent-host's bridge: the Port row's change tells whose it is.
+    const bridge = (ports: string[], more: Record<string, unknown> = {}) =>
+      row('br-ex', 'agent-host', { ports: ['set', ports.map((p) => ['uuid', p])], ...more });
+    const bridgeModify = (old: unknown, next: unknown) =>
+      ({ table: 'Bridge', uuid: 'b', kind: 'modify', old, new: next }) as RowChange;
+    expect(ovsChangeReason([bridgeModify(bridge(['p1']), bridge(['p1', 'p2']))], watched)).toBeUndefined();
+    expect(
+      ovsChangeReason(
+        [
+          bridgeModify(bridge(['p1']), bridge(['p1', 'p2'])),
+          change('Port', 'insert', row('veth1234', 'cni-ovs')),
+        ],
+        watched,
+      ),
+    ).toBeUndefined();
+    expect(
+      ovsChangeReason([bridgeModify(bridge(['p1']), bridge([], { fail_mode: 'secure' }))], watched),
+    ).toBe('ovsdb Bridge br-ex changed [fail_mode ports]');
   });
 });

@@ -35,28 +35,44 @@ export function hostDriftReason(event: NetlinkEvent, watched: WatchedNames): str
   }
 }
 
-/** Without the OpenFlow port number, which ovs-vswitchd assigns (the agent waits for it where it needs it). */
-const withoutOfport = (row: object | undefined) => {
-  if (row === undefined) return undefined;
-  const { ofport: _ofport, ...rest } = row as { ofport?: unknown };
-  return JSON.stringify(rest);
+/** The columns a modified row changed in, sorted: the log line of the reconcile it starts names them. */
+function changedColumns(old: object | undefined, next: object | undefined): string[] {
+  const before = (old ?? {}) as Record<string, unknown>;
+  const after = (next ?? {}) as Record<string, unknown>;
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+    .sort();
+}
+
+/**
+ * Row changes that are no one's drift, by the columns they change. An Interface's `ofport`:
+ * ovs-vswitchd numbering what a pass added (the agent waits for it where it needs it). A Bridge's
+ * `ports`: a port added or removed, which the same update tells as the Port row's own insert or
+ * delete, judged by whose port it is; a Pod's port (the CNI fast path adds one per attachment) is
+ * none of agent-host's business.
+ */
+const IGNORED_COLUMNS: Readonly<Partial<Record<RowChange['table'], readonly string[]>>> = {
+  Interface: ['ofport'],
+  Bridge: ['ports'],
 };
 
 /**
  * Why a batch of OVSDB changes concerns agent-host (its rows, or rows named like what it wants), or
- * undefined (pure). An Interface given its OpenFlow port number does not: ovs-vswitchd completing
- * what a pass asked for.
+ * undefined (pure). A change of {@link IGNORED_COLUMNS} alone does not.
  */
 export function ovsChangeReason(changes: readonly RowChange[], watched: WatchedNames): string | undefined {
   for (const c of changes) {
     if (c.table === 'Open_vSwitch') continue;
-    if (c.table === 'Interface' && c.kind === 'modify' && withoutOfport(c.old) === withoutOfport(c.new))
+    if (
+      c.kind === 'modify' &&
+      changedColumns(c.old, c.new).every((k) => IGNORED_COLUMNS[c.table]?.includes(k))
+    )
       continue;
     const rows = [c.old, c.new].filter((r) => r !== undefined);
     const name = rows[0]?.name;
     const ours = rows.some((r) => r.external_ids[OVS_OWNER_KEY] === OWNER);
     if (ours || (name !== undefined && watched.links.has(name)))
-      return `ovsdb ${c.table} ${name ?? c.uuid} ${c.kind === 'initial' ? 'resynced' : c.kind === 'insert' ? 'created' : c.kind === 'delete' ? 'deleted' : 'changed'}`;
+      return `ovsdb ${c.table} ${name ?? c.uuid} ${c.kind === 'initial' ? 'resynced' : c.kind === 'insert' ? 'created' : c.kind === 'delete' ? 'deleted' : `changed [${changedColumns(c.old, c.new).join(' ')}]`}`;
   }
   return undefined;
 }
