@@ -63,16 +63,13 @@ const IGNORED_COLUMNS: Readonly<Partial<Record<RowChange['table'], readonly stri
 export function ovsChangeReason(changes: readonly RowChange[], watched: WatchedNames): string | undefined {
   for (const c of changes) {
     if (c.table === 'Open_vSwitch') continue;
-    if (
-      c.kind === 'modify' &&
-      changedColumns(c.old, c.new).every((k) => IGNORED_COLUMNS[c.table]?.includes(k))
-    )
-      continue;
+    const changed = c.kind === 'modify' ? changedColumns(c.old, c.new) : [];
+    if (c.kind === 'modify' && changed.every((k) => IGNORED_COLUMNS[c.table]?.includes(k))) continue;
     const rows = [c.old, c.new].filter((r) => r !== undefined);
     const name = rows[0]?.name;
     const ours = rows.some((r) => r.external_ids[OVS_OWNER_KEY] === OWNER);
     if (ours || (name !== undefined && watched.links.has(name)))
-      return `ovsdb ${c.table} ${name ?? c.uuid} ${c.kind === 'initial' ? 'resynced' : c.kind === 'insert' ? 'created' : c.kind === 'delete' ? 'deleted' : `changed [${changedColumns(c.old, c.new).join(' ')}]`}`;
+      return `ovsdb ${c.table} ${name ?? c.uuid} ${c.kind === 'initial' ? 'resynced' : c.kind === 'insert' ? 'created' : c.kind === 'delete' ? 'deleted' : `changed [${changed.join(' ')}]`}`;
   }
   return undefined;
 }

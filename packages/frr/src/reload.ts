@@ -377,18 +377,20 @@ async function applyLeftovers(target: FrrTarget, file: string, config: string): 
 }
 
 /** Applies a file of configuration commands as additions. Equivalent to: `vtysh -N PATHSPACE -f FILE`. */
-async function runVtyshFile(target: FrrTarget, file: string): Promise<void> {
-  try {
-    await runFrrTool(target, 'vtysh', ['-N', target.pathspace, '-f', file]);
-  } catch (e) {
-    if (!isCommandError(e)) throw e;
-    throw new FrrReloadError('reload', frrMessage(e.stdout, e.stderr) || `exit code ${e.exitCode}`, false);
-  }
-}
+const runVtyshFile = (target: FrrTarget, file: string): Promise<void> =>
+  runVtyshForReload(target, ['-f', file]);
 
-async function runVtyshCommands(target: FrrTarget, commands: readonly string[]): Promise<void> {
+/** Runs configuration commands in order. Equivalent to: `vtysh -N PATHSPACE -c CMD -c CMD ...`. */
+const runVtyshCommands = (target: FrrTarget, commands: readonly string[]): Promise<void> =>
+  runVtyshForReload(
+    target,
+    commands.flatMap((c) => ['-c', c]),
+  );
+
+/** vtysh as a step of a reload: a failure is the reload's FrrReloadError, with FRR's message. */
+async function runVtyshForReload(target: FrrTarget, args: readonly string[]): Promise<void> {
   try {
-    await runFrrTool(target, 'vtysh', ['-N', target.pathspace, ...commands.flatMap((c) => ['-c', c])]);
+    await runFrrTool(target, 'vtysh', ['-N', target.pathspace, ...args]);
   } catch (e) {
     if (!isCommandError(e)) throw e;
     throw new FrrReloadError('reload', frrMessage(e.stdout, e.stderr) || `exit code ${e.exitCode}`, false);
@@ -454,7 +456,7 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 
 /**
  * Whether a reload whose `--test` found `changes` can skip frr-reload.py --reload: when it only adds
- * lines, the whole file through one `vtysh -f` (as FRR loads it at start) does it. Resolves with
+ * lines, the whole file through one `vtysh -f` (as FRR loads it at start) does it. Returns
  * the global commands to run before that file (none most of the time), or `undefined` when the
  * reload needs frr-reload.py. Pure.
  *

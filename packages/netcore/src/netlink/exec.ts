@@ -108,7 +108,7 @@ async function writeOwnSysctls(assignments: readonly string[]): Promise<void> {
     try {
       await writeFile(`/proc/sys/${path}`, assignment.slice(eq + 1));
     } catch (e) {
-      // The messages of sysctl(8), which classifyIpFailure knows.
+      // Worded as sysctl(8) words them: the error reads as it did when sysctl ran.
       const why =
         errnoOf(e) === 'ENOENT'
           ? `sysctl: cannot stat /proc/sys/${path}: No such file or directory`
