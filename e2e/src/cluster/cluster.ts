@@ -70,6 +70,43 @@ const INVENTORY_ATTEMPTS = 3;
  * kernel's one thread with the agents being waited for.
  */
 const CONVERGE_POLL_MS = [100, 250, 500, 1000] as const;
+/**
+ * Until the agents report the objects applied, the wait reads NodeNetworkStatus (an API request, no
+ * process on the nodes) this often, and audits only this rarely: a report can lag the data plane
+ * (the API server restarting under the chaos suite), and then the audit decides.
+ */
+const STATUS_POLL_MS = 250;
+const UNREPORTED_AUDIT_MS = 5000;
+
+/** A NodeNetworkStatus as far as the wait reads it: each agent's applied generations. */
+interface ReportedStatus {
+  readonly metadata: { readonly name: string };
+  readonly status?: Partial<
+    Record<
+      'netns' | 'host',
+      {
+        readonly appliedGenerations?: {
+          readonly vrfs?: Readonly<Record<string, number>>;
+          readonly layer2Networks?: Readonly<Record<string, number>>;
+        };
+      }
+    >
+  >;
+}
+
+/** Whether `reported` names exactly `objects`, at their generations (where known). */
+function sameGenerations(
+  reported: Readonly<Record<string, number>> | undefined,
+  objects: readonly { readonly metadata: { readonly name: string; readonly generation?: number } }[],
+): boolean {
+  const r = reported ?? {};
+  return (
+    Object.keys(r).length === objects.length &&
+    objects.every(
+      ({ metadata: m }) => m.name in r && (m.generation === undefined || r[m.name] === m.generation),
+    )
+  );
+}
 
 export const isClean = (r: AuditResult): boolean => r.leaked.length + r.missing.length === 0;
 
@@ -188,6 +225,20 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
       await control.kube.list<AuditedIpPool>(API_PATHS.ippools),
       pods.flatMap((p) => p.attachments),
     );
+  // Both agents of every node report, in NodeNetworkStatus, the generations of exactly `objects`.
+  const reportsApplied = async (objects: AppliedObjects): Promise<boolean> => {
+    const list = await control.kube.list<ReportedStatus>(API_PATHS.nns);
+    return runtimes.every((rt) => {
+      const status = list.find((n) => n.metadata.name === rt.node.name)?.status;
+      const netns = status?.netns?.appliedGenerations;
+      const host = status?.host?.appliedGenerations;
+      return (
+        sameGenerations(netns?.vrfs, objects.vrfs) &&
+        sameGenerations(netns?.layer2Networks, objects.layer2s) &&
+        sameGenerations(host?.layer2Networks, objects.layer2s)
+      );
+    });
+  };
   const audit = async (objects: AppliedObjects): Promise<ClusterAudit> => {
     const [invs, pools] = await Promise.all([inventories(), ipPoolAudit()]);
     const nodeAudits = runtimes.map((rt, i) =>
@@ -224,7 +275,20 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
     auditIpPools: ipPoolAudit,
     async converge(objects, timeoutMs) {
       const t0 = performance.now();
-      for (let poll = 0; ; poll++) {
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      let audits = 0;
+      let lastAuditAt = -Infinity;
+      for (;;) {
+        const since = performance.now() - t0;
+        const due =
+          since > timeoutMs ||
+          since - lastAuditAt >= UNREPORTED_AUDIT_MS ||
+          (await reportsApplied(objects).catch(() => false));
+        if (!due) {
+          await sleep(STATUS_POLL_MS);
+          continue;
+        }
+        lastAuditAt = since;
         // A node too busy to answer (an OVSDB connect timing out in a loaded lab) is not converged
         // yet; the timeout decides. Audits are spaced: each one starts processes on the nodes.
         const result = await audit(objects).catch((e: unknown) => e as Error);
@@ -233,8 +297,7 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
           if (ms > timeoutMs) throw result;
         } else if (isClean(result) || ms > timeoutMs)
           return { converged: isClean(result), ms, audit: result };
-        const delay = CONVERGE_POLL_MS[Math.min(poll, CONVERGE_POLL_MS.length - 1)];
-        await new Promise((r) => setTimeout(r, delay));
+        await sleep(CONVERGE_POLL_MS[Math.min(audits++, CONVERGE_POLL_MS.length - 1)]!);
       }
     },
     destroy: unwind,

@@ -14,11 +14,11 @@ import { HBR_VRF, OVS_BRIDGE, TRUNK_HBR_IF, TRUNK_HOST_IF, type ClusterNode } fr
 /** The VRF and Layer2Network objects a node applies (valid ones, selected for the node). */
 export interface AppliedObjects {
   readonly vrfs: readonly {
-    readonly metadata: { readonly name: string };
+    readonly metadata: { readonly name: string; readonly generation?: number };
     readonly spec: { readonly vni: number };
   }[];
   readonly layer2s: readonly {
-    readonly metadata: { readonly name: string };
+    readonly metadata: { readonly name: string; readonly generation?: number };
     readonly spec: { readonly vni: number; readonly vlan: number; readonly vrf?: string };
   }[];
 }
