@@ -202,10 +202,10 @@ async function applyNodeSteps(
     firstOps = first.ops.length;
     betweenSteps();
     const t1 = performance.now();
-    frr = await node.frr.apply(frrConfig);
-    // New L3 VNI devices or a new FRR configuration: zebra must map every L3 VNI to its VRF before
-    // the devices come up. Otherwise the mapping stands as it did.
-    if (frr.changed || first.ops.length > 0)
+    frr = await node.frr.apply(frrConfig, frrNow);
+    // New L3 VNI devices: zebra must map every L3 VNI to its VRF before the devices come up. A
+    // reload that changed FRR has checked that mapping itself; otherwise it stands as it did.
+    if (!frr.changed && first.ops.length > 0)
       await node.frr.waitForVniMapping(
         intent.frr.vrfs.map((v) => ({ vrf: v.name, vni: v.vni })),
         node.vniWaitTimeoutMs,

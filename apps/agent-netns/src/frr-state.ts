@@ -50,7 +50,11 @@ export interface FrrState {
   lastAppliedConfig(): string | undefined;
   /** Takes L3 VNIs off their VRFs, while the VRFs' kernel devices still exist (see @fabrik/frr's releaseL3Vnis). */
   releaseL3Vnis(vnis: readonly L3Vni[]): Promise<void>;
-  apply(config: string): Promise<FrrApplyResult>;
+  /**
+   * Reloads FRR with `config` unless it runs it as this state applied it. `inspected`: what an
+   * `inspect(config)` of this reconcile found; when FRR was not current then, it is not read again.
+   */
+  apply(config: string, inspected?: FrrInspection): Promise<FrrApplyResult>;
   /** The VRF-to-VNI mappings zebra holds now, as {@link vniMappingKey}s (`show vrf vni`). */
   mappedVnis(): Promise<ReadonlySet<string>>;
   /** Waits until zebra maps every `{ vrf, vni }` (polling `show vrf vni`), or `signal` fires (AbortError). */
@@ -100,9 +104,9 @@ export function createFrrState(target: FrrTarget): FrrState {
       applied = undefined;
       await releaseL3Vnis(target, vnis);
     },
-    async apply(config) {
-      const running = await showRunningConfig(target);
-      if (isCurrent(config, running)) return { changed: false, added: 0, removed: 0, reloadMs: 0 };
+    async apply(config, inspected) {
+      if (inspected?.current !== false && isCurrent(config, await showRunningConfig(target)))
+        return { changed: false, added: 0, removed: 0, reloadMs: 0 };
       applied = undefined;
       const t0 = performance.now();
       const result = await reloadFrr({ ...target, config });

@@ -70,7 +70,7 @@ export type { FrrConfigChange } from './config-text.js';
 export { pendingFrrChanges } from './pending.js';
 export { readFrrStatus, readVrfVnis, parseFrrStatus, parseShowVrfVni } from './status.js';
 export type { FrrStatus, FrrBgpSession, FrrEvpnVni, FrrVrfVni } from './status.js';
-export { showRunningConfig } from './vtysh.js';
+export { showRunningConfig, vtyshCommands, splitEchoedOutput } from './vtysh.js';
 export type { FrrTarget } from './vtysh.js';
 export { diffLines } from './diff.js';
 export type { DiffOptions } from './diff.js';

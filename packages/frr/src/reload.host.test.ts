@@ -10,7 +10,7 @@ import type { FrrIntentInput } from './intent.js';
 import { FrrReloadError, reloadFrr } from './reload.js';
 import { renderFrrConfig } from './render.js';
 import { readFrrStatus, readVrfVnis } from './status.js';
-import { showRunningConfig } from './vtysh.js';
+import { showRunningConfig, vtysh, vtyshCommands } from './vtysh.js';
 
 // Real zebra + bgpd + staticd in a throwaway netns of the host kernel. No VRF devices here (the
 // host kernel has no vrf): VRF reloads are covered by reload.lab.test.ts.
@@ -77,6 +77,16 @@ describe('reloadFrr (host kernel)', () => {
     expect(status.bgpSessions.every((s) => s.state !== 'Established')).toBe(true);
     // The one-call read of the VRF-to-VNI mapping answers as the full status does.
     expect(await readVrfVnis(target())).toEqual(status.vrfVnis);
+  });
+
+  it('runs several commands through one vtysh and gives each its own output, an empty one included', async () => {
+    // The host kernel has no VRF device: vtysh prints nothing at all for `show vrf`.
+    const commands = ['show vrf', 'show running-config', 'show bgp vrf all summary json'];
+    const one = await vtyshCommands(target(), commands);
+    const each = await Promise.all(commands.map((c) => vtysh(target(), c)));
+    expect(each[0]!.trim()).toBe('');
+    expect(one.map((o) => o.trim())).toEqual(each.map((o) => o.trim()));
+    expect(JSON.parse(one[2]!)).toEqual(JSON.parse(each[2]!));
   });
 
   it('reports a broken partial with FRR message, restores the previous configuration and keeps secrets out', async () => {

@@ -9,11 +9,12 @@ import {
   l3VniReleaseCommands,
   newVrfBlocksOnly,
   parseReloadTest,
+  runningConfigFile,
   withVrfBlocksOf,
   type FrrConfigChange,
 } from './config-text.js';
 import { parseShowVrfVni } from './status.js';
-import { parseVtyshJson, runFrrTool, showRunningConfig, vtysh, type FrrTarget } from './vtysh.js';
+import { parseVtyshJson, runFrrTool, showRunningConfig, vtyshCommands, type FrrTarget } from './vtysh.js';
 
 export const FRR_RELOAD_SCRIPT = '/usr/lib/frr/frr-reload.py';
 
@@ -273,16 +274,18 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
     }
     result = { file, changed, skipped: false, ...changes };
   }
-  const mismatches = checkVniMapping(
-    expectedL3Vnis(config),
-    parseVtyshJson(await vtysh(options, 'show vrf vni json')),
-  );
+  // One vtysh for both reads (seconds of CPU per reload in the lab kernel otherwise).
+  const [vrfVni = '', runningNow = ''] = await vtyshCommands(options, [
+    'show vrf vni json',
+    ...(unchanged ? [] : ['show running-config']),
+  ]);
+  const running = runningBefore ?? runningConfigFile(runningNow);
+  const mismatches = checkVniMapping(expectedL3Vnis(config), parseVtyshJson(vrfVni));
   if (mismatches.length > 0) {
     await rm(recordFile, { force: true });
-    throw new FrrVniMappingError(mismatches, { ...result, running: await showRunningConfig(options) });
+    throw new FrrVniMappingError(mismatches, { ...result, running });
   }
-  if (unchanged) return { ...result, running: runningBefore };
-  const running = await showRunningConfig(options);
+  if (unchanged) return { ...result, running };
   const record: LastApplied = { config: sha256(config), running: sha256(running) };
   await writeFileAtomic(recordFile, `${JSON.stringify(record)}\n`);
   return { ...result, running };

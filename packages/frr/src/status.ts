@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseVtyshJson, vtysh, type FrrTarget } from './vtysh.js';
+import { parseVtyshJson, vtysh, vtyshCommands, type FrrTarget } from './vtysh.js';
 
 /** One BGP session as `show bgp vrf all summary json` reports it. */
 export interface FrrBgpSession {
@@ -81,10 +81,10 @@ const VrfVnis = z.looseObject({
 
 /** Reads BGP sessions, EVPN VNIs and the VRF-to-VNI mapping from vtysh's JSON output. */
 export async function readFrrStatus(target: FrrTarget): Promise<FrrStatus> {
-  const [bgp, vnis, vrfs] = await Promise.all([
-    vtysh(target, 'show bgp vrf all summary json'),
-    vtysh(target, 'show evpn vni json'),
-    vtysh(target, 'show vrf vni json'),
+  const [bgp = '', vnis = '', vrfs = ''] = await vtyshCommands(target, [
+    'show bgp vrf all summary json',
+    'show evpn vni json',
+    'show vrf vni json',
   ]);
   return parseFrrStatus({
     bgpSummary: parseVtyshJson(bgp),
