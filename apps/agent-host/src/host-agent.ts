@@ -411,9 +411,17 @@ export async function reconcileHost(
   // 4. netlink: tr.<vid> VLAN links (owned; the others of agent-host are deleted), internal ports up
   // (those this transaction added once ovs-vswitchd has made their links: up in this pass).
   if (client && ovsPlan) await internalPortsMade(ctx, client, ovsPlan.changes, desired.internalPortsUp);
-  const vlanPlan = await netlink.reconcile({ owner: OWNER, links: [...desired.kernelVlans] });
-  if (vlanPlan.plan.ops.length > 0) logger.info({ ops: formatPlan(vlanPlan.plan) }, 'netlink: applied');
-  const afterOvs = await observe(netlink);
+  // Planned against this pass's first observation: a dump is a process start (a large share of a
+  // reconcile in the lab kernel), and nothing since has touched links of agent-host's mark (OVS
+  // adds only its internal ports, which carry none).
+  const vlanPlan = planNetlink({ owner: OWNER, links: [...desired.kernelVlans] }, observed, {
+    adopt: await netlink.adoptable(),
+  });
+  await netlink.apply(vlanPlan);
+  if (vlanPlan.ops.length > 0) logger.info({ ops: formatPlan(vlanPlan) }, 'netlink: applied');
+  // Neither OVS nor netlink changed anything: the first observation is still the node's state.
+  const changedKernel = (ovsPlan?.changes.length ?? 0) + vlanPlan.ops.length > 0;
+  const afterOvs = changedKernel ? await observe(netlink) : observed;
   const ups: NetlinkBatchOp[] = desired.internalPortsUp
     .filter((n) => afterOvs.links.some((l) => l.spec.name === n && !l.spec.up))
     .map((name) => ({ op: 'linkSetUp', name }));
@@ -424,7 +432,7 @@ export async function reconcileHost(
 
   problems.push(...interfaceProblems(client, ovs));
   const migrated = active.filter((j) => directionOf(j.step) === 'to-bridge');
-  const changes = (ovsPlan?.changes.length ?? 0) + vlanPlan.plan.ops.length + ups.length;
+  const changes = (ovsPlan?.changes.length ?? 0) + vlanPlan.ops.length + ups.length;
   const end =
     changes === 0 && decisions.length === 0
       ? { verifiedAt: startedAt, observed: afterOvs }
@@ -445,7 +453,7 @@ export async function reconcileHost(
     },
     counts: {
       ovsChanges: ovsPlan?.changes.length ?? 0,
-      netlinkOps: vlanPlan.plan.ops.length + ups.length,
+      netlinkOps: vlanPlan.ops.length + ups.length,
       trunkVlans: desired.trunkVlans.length,
       migrations: migrated.length,
     },
