@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { NodeNetworkStatus } from '@fabrik/api';
 import {
   auditIpPools,
   auditNode,
@@ -77,22 +78,6 @@ const CONVERGE_POLL_MS = [100, 250, 500, 1000] as const;
  */
 const STATUS_POLL_MS = 250;
 const UNREPORTED_AUDIT_MS = 5000;
-
-/** A NodeNetworkStatus as far as the wait reads it: each agent's applied generations. */
-interface ReportedStatus {
-  readonly metadata: { readonly name: string };
-  readonly status?: Partial<
-    Record<
-      'netns' | 'host',
-      {
-        readonly appliedGenerations?: {
-          readonly vrfs?: Readonly<Record<string, number>>;
-          readonly layer2Networks?: Readonly<Record<string, number>>;
-        };
-      }
-    >
-  >;
-}
 
 /** Whether `reported` names exactly `objects`, at their generations (where known). */
 function sameGenerations(
@@ -227,7 +212,7 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
     );
   // Both agents of every node report, in NodeNetworkStatus, the generations of exactly `objects`.
   const reportsApplied = async (objects: AppliedObjects): Promise<boolean> => {
-    const list = await control.kube.list<ReportedStatus>(API_PATHS.nns);
+    const list = await control.kube.list<NodeNetworkStatus>(API_PATHS.nns);
     return runtimes.every((rt) => {
       const status = list.find((n) => n.metadata.name === rt.node.name)?.status;
       const netns = status?.netns?.appliedGenerations;
@@ -277,7 +262,9 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
       const t0 = performance.now();
       const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       let audits = 0;
-      let lastAuditAt = -Infinity;
+      // The first audit too waits for the reports (or UNREPORTED_AUDIT_MS): right after a change,
+      // the agents have not acted yet and an audit would only compete with them.
+      let lastAuditAt = 0;
       for (;;) {
         const since = performance.now() - t0;
         const due =
