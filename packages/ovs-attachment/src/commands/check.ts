@@ -15,8 +15,7 @@ import { readAttachment } from '../cache.js';
 import {
   VETH_DEFAULT_MTU,
   hostLinkGet,
-  podLinkGet,
-  podRouteList,
+  podInterfaceState,
   podRouteSpecs,
   routeIs,
 } from '../pod-interface.js';
@@ -77,7 +76,7 @@ export async function cmdCheck(args: CmdArgs, deps: PluginDeps): Promise<void> {
     );
   if (hostLink.mtu !== mtu) throw fail(`host veth ${hostName} has MTU ${hostLink.mtu}, want ${mtu}`);
 
-  const link = await podLinkGet(args.netns, args.ifname);
+  const { link, routes } = await podInterfaceState(args.netns, args.ifname);
   if (!link) throw fail(`interface ${args.ifname} does not exist in ${args.netns}`);
   if (link.kind !== 'veth') throw fail(`${args.ifname} is a ${link.kind}, not a veth`);
   if (podIf.mac && podIf.mac.toLowerCase() !== link.mac.toLowerCase())
@@ -95,7 +94,6 @@ export async function cmdCheck(args: CmdArgs, deps: PluginDeps): Promise<void> {
     prev.routes ?? [],
   );
   if (wantRoutes.length > 0) {
-    const routes = await podRouteList(args.netns, args.ifname);
     for (const [i, route] of wantRoutes.entries()) {
       if (!routes.some((r) => routeIs(route, r))) {
         const r = prev.routes?.[i];
