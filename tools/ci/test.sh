@@ -22,13 +22,22 @@ stage unit+host npx vitest run --project unit --project host --project host-fast
 stage lab node --conditions=@fabrik/source --import tsx tools/lab/src/cli.ts test --reporter=default --reporter=json --outputFile.json="$results/lab.json"
 
 if ((${#failed_stages[@]})); then echo; echo "FAILED stages: ${failed_stages[*]}"; else echo; echo "all stages passed"; fi
-# The last line: the test count over every vitest run (CI reads it).
+# The failed tests, a line each, then the last line: the test count over every vitest run (CI
+# reads it). CI shows only the end of the output, so the names of what failed must be there.
 node -e '
-  const fs = require("fs"); let p = 0, f = 0, s = 0;
+  const fs = require("fs"); const path = require("path"); let p = 0, f = 0, s = 0;
   for (const file of process.argv.slice(1)) {
     if (!fs.existsSync(file)) continue;
     const r = JSON.parse(fs.readFileSync(file, "utf8"));
     p += r.numPassedTests; f += r.numFailedTests; s += r.numPendingTests + (r.numTodoTests ?? 0);
+    const firstLine = (text) => (text ?? "").split("\n")[0].slice(0, 200);
+    for (const suite of r.testResults) {
+      const file = path.relative(process.cwd(), suite.name);
+      const tests = suite.assertionResults.filter((a) => a.status === "failed");
+      for (const t of tests) console.log(`failed: ${file} > ${t.fullName}: ${firstLine(t.failureMessages[0])}`);
+      // A hook or an import that fails fails the file without failing one of its tests.
+      if (suite.status === "failed" && !tests.length) console.log(`failed: ${file}: ${firstLine(suite.message)}`);
+    }
   }
   console.log(`tests: ${p} passed, ${f} failed, ${s} skipped`);
 ' "$results/host.json" "$results/lab.json"
