@@ -4,6 +4,7 @@ import type { IntentObject } from '@fabrik/agent-runtime';
 import { runCommand } from '@fabrik/netcore';
 import {
   addPod,
+  agentIdle,
   agentCommand,
   deletePod,
   dumpAgentLogs,
@@ -190,23 +191,18 @@ describe('agent-netns from files, two nodes', { timeout: 600_000 }, () => {
   });
 
   it('a link deleted or set down by hand is repaired (the time is logged)', async () => {
-    // Each measured from an idle agent: no log line for 2 s (the follow-up reconciles of the
-    // previous repair, and its FRR read, have ended).
-    const idle = () =>
-      until('the agent idle', async () => {
-        const lines = a.agent!.logs.length;
-        await new Promise((r) => setTimeout(r, 2000));
-        return a.agent!.logs.length === lines;
-      });
+    // Each measured from an idle agent (the follow-up reconciles of the previous repair, and its
+    // FRR read, have ended).
+    const idle = () => agentIdle(a);
     await idle();
     const t0 = performance.now();
     await runCommand('ip', ['-n', a.hbr, 'link', 'del', 'tr.101']);
-    await until('tr.101 back', async () => (await ownedLinks(a)).get('tr.101')?.up === true, 30_000);
+    await until('tr.101 back', async () => (await ownedLinks(a)).get('tr.101')?.up === true, 120_000);
     const deleted = Math.round(performance.now() - t0);
     await idle();
     const t1 = performance.now();
     await runCommand('ip', ['-n', a.hbr, 'link', 'set', 'vx2101', 'down']);
-    await until('vx2101 up again', async () => (await ownedLinks(a)).get('vx2101')?.up === true, 30_000);
+    await until('vx2101 up again', async () => (await ownedLinks(a)).get('vx2101')?.up === true, 120_000);
     const down = Math.round(performance.now() - t1);
     console.log(`drift repair: tr.101 deleted -> back in ${deleted} ms; vx2101 set down -> up in ${down} ms`);
     for (const l of a.agent!.logs.filter((x) => /tr\.101|vx2101/.test(String(x.trigger))))
@@ -218,12 +214,15 @@ describe('agent-netns from files, two nodes', { timeout: 600_000 }, () => {
   it('FRR changed by hand is put back by the next reconcile, also one that a link drift starts', async () => {
     // A drift reconcile repairs links before it reads FRR (FRR runs what the agent applied last,
     // unless changed by hand): the read that follows must still find the hand change.
+    // From an idle agent: a reconcile still running (of the previous test's repairs) may have read
+    // FRR before the hand change and repair the link after it, leaving nothing to reconcile.
+    await agentIdle(a);
     const frrBefore = await running(a);
     await a.frr.vtysh('configure terminal', 'ip prefix-list FABRIK-BY-HAND seq 5 permit 10.99.0.0/16');
     expect(await running(a)).toContain('FABRIK-BY-HAND');
     await runCommand('ip', ['-n', a.hbr, 'link', 'set', 'vx2101', 'down']);
-    await until('vx2101 up again', async () => (await ownedLinks(a)).get('vx2101')?.up === true, 30_000);
-    await until('the hand change undone', async () => (await running(a)) === frrBefore, 60_000);
+    await until('vx2101 up again', async () => (await ownedLinks(a)).get('vx2101')?.up === true, 120_000);
+    await until('the hand change undone', async () => (await running(a)) === frrBefore, 180_000);
     await until('provisioned', async () => (await readStatus(a))?.configStatus === 'provisioned');
   });
 

@@ -57,7 +57,7 @@ async function sessions(node: LabNode): Promise<Map<string, string>> {
   return new Map(bgpSessions.map((s) => [`${s.vrf}/${s.neighbor}`, s.state]));
 }
 
-/** What FRR and the kernel show of the iBGP sessions, printed when a test fails. */
+/** What FRR and the kernel show of the iBGP sessions and the routes over them, printed when a test fails. */
 async function diagnosis(node: LabNode): Promise<string> {
   const show = async (what: string, run: () => Promise<string>) =>
     `### ${what}\n${await run().catch((e: unknown) => String(e))}`;
@@ -66,7 +66,12 @@ async function diagnosis(node: LabNode): Promise<string> {
       show('show bgp vrf all summary', () => node.frr.vtysh('show bgp vrf all summary')),
       show('show bgp vrf red neighbors ibv1001', () => node.frr.vtysh('show bgp vrf red neighbors ibv1001')),
       show('show bgp neighbors ibd1001', () => node.frr.vtysh('show bgp neighbors ibd1001')),
+      show('show bgp vrf all ipv4 unicast', () => node.frr.vtysh('show bgp vrf all ipv4 unicast')),
       show('ip -d addr', async () => (await runCommand('ip', ['-n', node.hbr, '-d', 'addr'])).stdout),
+      show(
+        'ip route show table all',
+        async () => (await runCommand('ip', ['-n', node.hbr, 'route', 'show', 'table', 'all'])).stdout,
+      ),
     ])
   ).join('\n');
 }
@@ -110,7 +115,7 @@ describe('agent-netns in mode vrf-ibgp, two nodes', { timeout: 600_000 }, () => 
           const s = await sessions(n);
           return wanted.every((k) => s.get(k) === 'Established');
         },
-        60_000,
+        180_000,
       );
 
     for (const [n, name, vlan, address, gw] of [

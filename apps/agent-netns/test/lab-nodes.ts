@@ -230,6 +230,23 @@ export async function until<T>(
   }
 }
 
+/**
+ * Waits until the agent of `node` is idle: no reconcile running or waiting (its metrics), and no
+ * log line for 2 s. A reconcile logs only when it ends: the log alone cannot tell one is running.
+ */
+export async function agentIdle(node: LabNode): Promise<void> {
+  const busy = async () =>
+    /^fabrik_agent_netns_(reconcile_active|workqueue_depth) [1-9]/m.test(
+      (await node.agent!.probe('/metrics')).body,
+    );
+  await until(`node ${node.id}: the agent idle`, async () => {
+    const lines = node.agent!.logs.length;
+    if (await busy()) return false;
+    await new Promise((r) => setTimeout(r, 2000));
+    return node.agent!.logs.length === lines && !(await busy());
+  });
+}
+
 /** Every generation in `objects` (and no other object) applied, as the status file says. */
 export async function waitApplied(
   node: LabNode,

@@ -145,3 +145,41 @@ describe('the daemon ignores observed changes the last reconcile covered', () =>
     expect(await ignored()).toBe(1);
   });
 });
+
+describe('the daemon reports whether it is busy', () => {
+  it('reconcile_active is 1 while a reconcile runs, and workqueue_depth counts what waits behind it', async () => {
+    const metrics = createAgentMetrics({ prefix: 'test', processMetrics: false });
+    const gauge = async (name: string) =>
+      (await metrics.registry.getSingleMetric(name)!.get()).values[0]?.value ?? 0;
+    const releases: (() => void)[] = [];
+    const seen: number[][] = [];
+    const daemon = await startDaemon({
+      logger: pino({ level: 'silent' }),
+      metrics,
+      source,
+      reconcile: async () => {
+        seen.push([await gauge('test_reconcile_active'), await gauge('test_workqueue_depth')]);
+        await new Promise<void>((r) => releases.push(r));
+        return { result: 'success' };
+      },
+    });
+    try {
+      await until('the first reconcile running', async () => releases.length === 1);
+      daemon.enqueue('intent file changed');
+      expect(await gauge('test_workqueue_depth')).toBe(1);
+      releases[0]!();
+      await until('the second reconcile running', async () => releases.length === 2);
+      releases[1]!();
+      await daemon.idle();
+      expect(seen).toEqual([
+        [1, 0],
+        [1, 0],
+      ]);
+      expect(await gauge('test_reconcile_active')).toBe(0);
+      expect(await gauge('test_workqueue_depth')).toBe(0);
+    } finally {
+      releases.forEach((r) => r());
+      await daemon.stop();
+    }
+  });
+});

@@ -140,12 +140,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     let outcome: ReconcileOutcome;
     const startedAt = Date.now();
     held = [];
+    // The worker has taken the key off the queue: what waits now is what arrived since.
+    metrics.queueDepth.set(queue.depth);
+    metrics.reconcileActive.set(1);
     try {
       outcome = await options.reconcile({ id, trigger, snapshot: source.snapshot(), signal: abort.signal });
     } catch (e) {
       outcome = { result: 'error', message: e instanceof Error ? e.message : String(e) };
     }
     quietAfter(outcome.verifiedAt ?? startedAt);
+    metrics.reconcileActive.set(0);
     const seconds = (performance.now() - start) / 1000;
     last = outcome;
     metrics.reconcileDuration.observe({ result: outcome.result }, seconds);

@@ -15,6 +15,8 @@ export interface AgentMetrics {
   readonly reconcilesTotal: Counter<'result'>;
   /** `<prefix>_workqueue_depth`: reconciles waiting. */
   readonly queueDepth: Gauge;
+  /** `<prefix>_reconcile_active`: 1 while a reconcile runs (an agent has one worker). */
+  readonly reconcileActive: Gauge;
   /** A gauge `<prefix>_<name>` in this registry (for the agent's own metrics). */
   gauge<L extends string = never>(name: string, help: string, labelNames?: readonly L[]): Gauge<L>;
   /** A counter `<prefix>_<name>` (the name should end in `_total`). */
@@ -75,6 +77,11 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
     queueDepth: new Gauge({
       name: `${prefix}_workqueue_depth`,
       help: 'Reconcile requests waiting for the worker.',
+      registers,
+    }),
+    reconcileActive: new Gauge({
+      name: `${prefix}_reconcile_active`,
+      help: 'Reconciles running now (0 or 1: one worker per agent). With workqueue_depth 0 as well, the agent is idle.',
       registers,
     }),
     gauge: (name, help, labelNames = []) =>

@@ -61,7 +61,7 @@ async function prefixes(frr: FrrInstance, command = 'show bgp ipv4 unicast json'
   return Object.keys(json.routes ?? json.advertisedRoutes ?? {}).sort();
 }
 
-async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
