@@ -73,7 +73,7 @@ const addressOf = (pod: LabPod, nad: string) => {
 };
 
 /** Waits until every node holds exactly what `objects` and the Pods explain; throws with the audit otherwise. */
-async function converged(cluster: LabCluster, objects: AppliedObjects, timeoutMs = 30_000): Promise<number> {
+async function converged(cluster: LabCluster, objects: AppliedObjects, timeoutMs = 120_000): Promise<number> {
   const result = await cluster.converge(objects, timeoutMs);
   if (!result.converged)
     throw new Error(
@@ -341,7 +341,7 @@ export async function runClusterLab(report: LabReport, options: ClusterScenarioO
 
     await report.check('deleting a Pod removes its OVS port, veth, records and IPPool address', async () => {
       await c.removePod(a2);
-      await converged(c, baseline, 10_000);
+      await converged(c, baseline, 60_000);
       return `${a2.attachments[0]!.hostIfname} and ${addressOf(a2, 'vlan200')} released; audit clean`;
     });
     await report.check('every agent asked to reconcile again (SIGHUP) changes nothing', () =>

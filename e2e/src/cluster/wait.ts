@@ -5,13 +5,15 @@ import { runInNetns } from '@fabrik/netcore';
 /**
  * Polls `probe` until it returns a value (not undefined/false); its last error explains a timeout.
  * `intervalMs` between two polls: one delay, or successive delays whose last repeats (a back-off).
+ * Timeouts here only detect a failure (the report prints how long each step took): they are
+ * generous, since a loaded machine slows the single-CPU lab kernel two- to threefold.
  */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined | false>,
   options: { timeoutMs?: number; intervalMs?: number | readonly number[] } = {},
 ): Promise<T> {
-  const until = Date.now() + (options.timeoutMs ?? 30_000);
+  const until = Date.now() + (options.timeoutMs ?? 120_000);
   const delays = [options.intervalMs ?? 200].flat();
   let last: unknown;
   for (let poll = 0; ; poll++) {
@@ -39,7 +41,7 @@ export async function ping(fromNetns: string, to: string, count = 1): Promise<bo
 }
 
 /** Pings until answered (a fresh EVPN path needs its routes first); describes how long it took. */
-export async function eventuallyPings(fromNetns: string, to: string, timeoutMs = 20_000): Promise<string> {
+export async function eventuallyPings(fromNetns: string, to: string, timeoutMs = 90_000): Promise<string> {
   const t0 = performance.now();
   let tries = 0;
   await waitFor(`${fromNetns} to reach ${to}`, async () => (tries++, ping(fromNetns, to)), {
