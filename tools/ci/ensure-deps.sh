@@ -30,6 +30,7 @@ needs=(
   "/usr/bin/newuidmap uidmap"
   "unzip unzip"
   "curl curl"
+  "patchelf patchelf"
 )
 missing=()
 for n in "${needs[@]}"; do
@@ -43,6 +44,9 @@ if ((${#missing[@]})); then
   apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 # The Debian packages start no daemons here (no systemd); fabrik's tests start their own.
+
+# The lab kernel: UML 7.2 from Debian forky beside bookworm's 6.1 (tools/ci/lab-kernel.sh says why).
+bash tools/ci/lab-kernel.sh
 
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "ensure-deps: npm ci"

@@ -1,4 +1,5 @@
 import { access } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '@fabrik/netcore';
 import { runInLab } from './uml.js';
@@ -22,13 +23,20 @@ describe('runInLab', () => {
       command: [
         'sh',
         '-c',
-        'uname -r; echo "$GREETING"; ip link add red type vrf table 10 && echo vrf-ok; exit 3',
+        'echo "uname=$(uname -r) kernel=$FABRIK_LAB_KERNEL"; echo "$GREETING"; ip link add red type vrf table 10 && echo vrf-ok; exit 3',
       ],
       env: { GREETING: 'hello lab' },
       onOutput: (s) => (output += s),
     });
     expect(result.exitCode).toBe(3);
-    expect(output).toMatch(/^6\.1\./m);
+    // FABRIK_LAB_KERNEL names the kernel that booted: tools/ci/lab-kernel.sh's (seccomp mode) where
+    // it fetched one, else Debian's 6.1 (ptrace).
+    const [, uname, kernel] = /^uname=(\S+) kernel=(.*)$/m.exec(output) ?? [];
+    const fetched = await exists(
+      join(process.env['FABRIK_LAB_KERNEL_DIR'] ?? '/var/cache/fabrik/lab-kernel', 'current/linux.uml'),
+    );
+    expect(kernel).toBe(`${uname} (${fetched ? 'seccomp' : 'ptrace'})`);
+    if (!fetched) expect(uname).toMatch(/^6\.1\./);
     expect(output).toContain('hello lab');
     expect(output).toContain('vrf-ok'); // the host kernel has no vrf: this ran in the lab
     expect(output).not.toContain('Powering off'); // boot and shutdown messages are not the command's

@@ -62,18 +62,52 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-function locateUml(): { binary: string; modulesDir: string; kernelVersion: string } {
-  const binary = onPath('linux.uml');
+/** A lab kernel: its binary, its modules, and how it runs its processes. */
+interface LabKernel {
+  readonly binary: string;
+  readonly modulesDir: string;
+  readonly kernelVersion: string;
+  /**
+   * How the kernel runs its processes: `seccomp` where the kernel has the option (its `--help`
+   * lists it; booted with `seccomp=on`), else `ptrace` (Debian's 6.1), which costs several host
+   * context switches per syscall and page fault.
+   */
+  readonly mode: 'seccomp' | 'ptrace';
+}
+
+/** Where tools/ci/lab-kernel.sh unpacks the faster kernel (`current/linux.uml`, `current/modules/<version>`). */
+const FETCHED_KERNEL_DIR = process.env['FABRIK_LAB_KERNEL_DIR'] ?? '/var/cache/fabrik/lab-kernel';
+
+function onlyVersion(base: string): string | undefined {
+  return existsSync(base) ? readdirSync(base)[0] : undefined;
+}
+
+/**
+ * The kernel the lab boots: the one tools/ci/lab-kernel.sh fetched (UML 7.2, seccomp mode) when it
+ * is there, else Debian's `user-mode-linux` package (6.1, ptrace: about half as fast).
+ */
+async function locateUml(): Promise<LabKernel> {
+  const fetched = join(FETCHED_KERNEL_DIR, 'current');
+  const fetchedVersion = onlyVersion(join(fetched, 'modules'));
+  const [binary, base, kernelVersion] =
+    fetchedVersion && existsSync(join(fetched, 'linux.uml'))
+      ? [join(fetched, 'linux.uml'), join(fetched, 'modules'), fetchedVersion]
+      : [onPath('linux.uml'), '/usr/lib/uml/modules', onlyVersion('/usr/lib/uml/modules')];
   if (binary === undefined) {
     throw new LabUnavailableError(
       'linux.uml not found: install the Debian package user-mode-linux (tools/ci/ensure-deps.sh does)',
     );
   }
-  const base = '/usr/lib/uml/modules';
-  const versions = existsSync(base) ? readdirSync(base) : [];
-  const kernelVersion = versions[0];
   if (!kernelVersion) throw new LabUnavailableError(`no UML kernel modules under ${base}`);
-  return { binary, modulesDir: join(base, kernelVersion), kernelVersion };
+  // The kernel's own help lists the options it has (it prints them and exits, no boot). Seccomp
+  // mode lets lab processes reach the UML kernel's memory: the lab is no security boundary anyway
+  // (its processes are this machine's root, on this machine's filesystem).
+  const help = await runCommand(binary, ['--help']).then(
+    (r) => r.stdout,
+    () => '',
+  );
+  const mode = /^seccomp=/m.test(help) ? 'seccomp' : 'ptrace';
+  return { binary, modulesDir: join(base, kernelVersion), kernelVersion, mode };
 }
 
 /** Compiles the ptrace shim once per source change into the lab cache. */
@@ -96,7 +130,12 @@ async function buildShim(cacheDir: string): Promise<string> {
 /** A POSIX-shell single-quoted literal; used only for paths this module chose itself. */
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
-function initScript(state: string, modroot: string, cwd: string): string {
+function initScript(state: string, modroot: string, cwd: string, mode: LabKernel['mode']): string {
+  // The host's AVX-512 state is not switched between processes in UML 6.1 (see native/xstate-shim.c).
+  const ptraceOnly =
+    mode === 'ptrace'
+      ? 'export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-AVX512_VBMI,-AVX512_VBMI2\n'
+      : '';
   return `#!/bin/sh
 mount -t proc proc /proc; mount -t sysfs sys /sys
 mount -t tmpfs tmpfs /run
@@ -106,9 +145,7 @@ export TMPDIR=/run/tmp
 # /etc/frr and /var/tmp/frr live on this machine's disk (hostfs): keep the lab's FRR state private.
 mount -t tmpfs tmpfs /var/tmp/frr; mount -t tmpfs tmpfs /etc/frr
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
-# The host's AVX-512 state is not switched between processes in UML 6.1 (see native/xstate-shim.c).
-export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-AVX512_VBMI,-AVX512_VBMI2
-dmesg -n 1
+${ptraceOnly}dmesg -n 1
 failed=""
 for m in ${LAB_MODULES.join(' ')}; do modprobe -d ${quote(modroot)} $m || failed="$failed $m"; done
 if [ -n "$failed" ]; then echo "${MODULE_FAILURE}$failed"; echo ${MODULE_EXIT} > ${quote(join(state, 'rc'))}; halt -f -p; fi
@@ -128,18 +165,21 @@ halt -f -p
  */
 export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> {
   const startedAt = Date.now();
-  const uml = locateUml();
+  const uml = await locateUml();
   const cacheDir = resolve(here, '../../../node_modules/.cache/fabrik-lab');
   await mkdir(cacheDir, { recursive: true });
-  const shim = await buildShim(cacheDir);
+  // The XSAVE shim is for Debian's 6.1 only, which switches FPU state through ptrace.
+  const preload = uml.mode === 'ptrace' ? { LD_PRELOAD: await buildShim(cacheDir) } : {};
   const state = await mkdtemp('/var/tmp/fabrik-lab-');
   const modroot = join(state, 'modroot');
   await mkdir(join(modroot, 'lib/modules'), { recursive: true });
   await symlink(uml.modulesDir, join(modroot, 'lib/modules', uml.kernelVersion));
   const envArgs = Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`);
-  const argv = ['env', 'FABRIK_LAB=1', ...envArgs, ...options.command];
+  // FABRIK_LAB_KERNEL: which kernel runs the command (timings differ by about two between them).
+  const kernelName = `${uml.kernelVersion} (${uml.mode})`;
+  const argv = ['env', 'FABRIK_LAB=1', `FABRIK_LAB_KERNEL=${kernelName}`, ...envArgs, ...options.command];
   await writeFile(join(state, 'argv'), argv.join('\0'));
-  await writeFile(join(state, 'init'), initScript(state, modroot, options.cwd ?? process.cwd()), {
+  await writeFile(join(state, 'init'), initScript(state, modroot, options.cwd ?? process.cwd(), uml.mode), {
     mode: 0o755,
   });
 
@@ -181,10 +221,11 @@ export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> 
       `init=${join(state, 'init')}`,
       'con=null',
       'con0=null,fd:1',
+      ...(uml.mode === 'seccomp' ? ['seccomp=on'] : []),
     ],
     {
       ownProcessGroup: true, // so that every UML host process can be killed at once
-      env: { ...process.env, LD_PRELOAD: shim, TMPDIR: '/dev/shm' },
+      env: { ...process.env, ...preload, TMPDIR: '/dev/shm' },
       onOutput: onData,
     },
   );
