@@ -16,6 +16,10 @@ const umlProcessesOf = async (stateDir: string) => {
   return stdout.split('\n').filter((a) => a.includes('linux.uml') && a.includes(`init=${stateDir}/`));
 };
 
+/** Prints the kernel the lab says it booted, then the running kernel's release. */
+const PRINT_KERNEL = 'echo "kernel: $FABRIK_LAB_KERNEL $(uname -r)"';
+const bootedKernel = (output: string) => /^kernel: (.*)$/m.exec(output)?.[1];
+
 describe('runInLab', () => {
   it('runs the command in the lab kernel, streams its output, returns its exit code and leaves nothing behind', async () => {
     let output = '';
@@ -23,25 +27,35 @@ describe('runInLab', () => {
       command: [
         'sh',
         '-c',
-        'echo "uname=$(uname -r) kernel=$FABRIK_LAB_KERNEL"; echo "$GREETING"; ip link add red type vrf table 10 && echo vrf-ok; exit 3',
+        `${PRINT_KERNEL}; echo "$GREETING"; ip link add red type vrf table 10 && echo vrf-ok; exit 3`,
       ],
       env: { GREETING: 'hello lab' },
       onOutput: (s) => (output += s),
     });
     expect(result.exitCode).toBe(3);
     // FABRIK_LAB_KERNEL names the kernel that booted: tools/ci/lab-kernel.sh's (seccomp mode) where
-    // it fetched one, else Debian's 6.1 (ptrace).
-    const [, uname, kernel] = /^uname=(\S+) kernel=(.*)$/m.exec(output) ?? [];
+    // it fetched one (npm test's ensure-deps does), else Debian's 6.1 (ptrace).
     const fetched = await exists(
       join(process.env['FABRIK_LAB_KERNEL_DIR'] ?? '/var/cache/fabrik/lab-kernel', 'current/linux.uml'),
     );
-    expect(kernel).toBe(`${uname} (${fetched ? 'seccomp' : 'ptrace'})`);
-    if (!fetched) expect(uname).toMatch(/^6\.1\./);
+    expect(bootedKernel(output)).toMatch(fetched ? /^(\S+) \(seccomp\) \1$/ : /^(6\.1\.\S+) \(ptrace\) \1$/);
     expect(output).toContain('hello lab');
     expect(output).toContain('vrf-ok'); // the host kernel has no vrf: this ran in the lab
     expect(output).not.toContain('Powering off'); // boot and shutdown messages are not the command's
     expect(result.stateDir).toMatch(/^\/var\/tmp\/fabrik-lab-/);
     expect(await exists(result.stateDir)).toBe(false);
     expect(await umlProcessesOf(result.stateDir)).toEqual([]);
+  }, 120_000);
+
+  it("boots Debian's 6.1 kernel (ptrace mode, with the XSAVE shim) when no fetched kernel is there", async () => {
+    let output = '';
+    const result = await runInLab({
+      command: ['sh', '-c', `${PRINT_KERNEL}; ip link add red type vrf table 10 && echo vrf-ok`],
+      kernelDir: '/nonexistent',
+      onOutput: (s) => (output += s),
+    });
+    expect(result.exitCode).toBe(0);
+    expect(bootedKernel(output)).toMatch(/^(6\.1\.\S+) \(ptrace\) \1$/);
+    expect(output).toContain('vrf-ok');
   }, 120_000);
 });

@@ -29,6 +29,11 @@ export interface RunInLabOptions {
   readonly timeoutMs?: number;
   /** Memory of the lab kernel in MiB. Default: 3072. */
   readonly memoryMiB?: number;
+  /**
+   * Where tools/ci/lab-kernel.sh put the faster kernel. Default: `FABRIK_LAB_KERNEL_DIR`, else
+   * /var/cache/fabrik/lab-kernel. Without a kernel there, Debian's 6.1 boots.
+   */
+  readonly kernelDir?: string;
   /** Receives the command's output (stdout and stderr share the lab console). Default: process.stdout. */
   readonly onOutput?: (chunk: string) => void;
 }
@@ -76,7 +81,7 @@ interface LabKernel {
 }
 
 /** Where tools/ci/lab-kernel.sh unpacks the faster kernel (`current/linux.uml`, `current/modules/<version>`). */
-const FETCHED_KERNEL_DIR = process.env['FABRIK_LAB_KERNEL_DIR'] ?? '/var/cache/fabrik/lab-kernel';
+const DEFAULT_KERNEL_DIR = process.env['FABRIK_LAB_KERNEL_DIR'] ?? '/var/cache/fabrik/lab-kernel';
 
 function onlyVersion(base: string): string | undefined {
   return existsSync(base) ? readdirSync(base)[0] : undefined;
@@ -86,8 +91,8 @@ function onlyVersion(base: string): string | undefined {
  * The kernel the lab boots: the one tools/ci/lab-kernel.sh fetched (UML 7.2, seccomp mode) when it
  * is there, else Debian's `user-mode-linux` package (6.1, ptrace: about half as fast).
  */
-async function locateUml(): Promise<LabKernel> {
-  const fetched = join(FETCHED_KERNEL_DIR, 'current');
+async function locateUml(kernelDir: string): Promise<LabKernel> {
+  const fetched = join(kernelDir, 'current');
   const fetchedVersion = onlyVersion(join(fetched, 'modules'));
   const [binary, base, kernelVersion] =
     fetchedVersion && existsSync(join(fetched, 'linux.uml'))
@@ -165,7 +170,7 @@ halt -f -p
  */
 export async function runInLab(options: RunInLabOptions): Promise<LabRunResult> {
   const startedAt = Date.now();
-  const uml = await locateUml();
+  const uml = await locateUml(options.kernelDir ?? DEFAULT_KERNEL_DIR);
   const cacheDir = resolve(here, '../../../node_modules/.cache/fabrik-lab');
   await mkdir(cacheDir, { recursive: true });
   // The XSAVE shim is for Debian's 6.1 only, which switches FPU state through ptrace.
