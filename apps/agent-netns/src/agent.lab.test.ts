@@ -120,9 +120,20 @@ describe('agent-netns from files, two nodes', { timeout: 600_000 }, () => {
     const p1 = await pod(a, 'a101', 101, '10.1.0.10/24', '10.1.0.1');
     await pod(b, 'b102', 102, '10.2.0.20/24', '10.2.0.1');
     expect(await pings(p1, '10.2.0.20', 30)).toBe(true);
-    // Routed through the L3 VNI: node a learnt b's host route in VRF red via EVPN.
-    const routes = (await runCommand('ip', ['-n', a.hbr, 'route', 'show', 'vrf', 'red'])).stdout;
-    expect(routes).toMatch(/10\.2\.0\.20 .*dev br1001|10\.2\.0\.20 via .* dev br1001/);
+    // Routed through the L3 VNI: node a learns b's host route in VRF red from b's EVPN MAC/IP route.
+    // The first pings may have gone before it arrived, through a's own gateway on 10.2.0.0/24 and
+    // VNI 2102 (node b learns the Pod's address from its traffic, then advertises it).
+    const hostRoute = /10\.2\.0\.20 .*dev br1001|10\.2\.0\.20 via .* dev br1001/;
+    const redTable = async () =>
+      (await runCommand('ip', ['-n', a.hbr, 'route', 'show', 'vrf', 'red'])).stdout;
+    await until(
+      'the host route to 10.2.0.20 over the L3 VNI',
+      async () => hostRoute.test(await redTable()),
+      60_000,
+    ).catch(
+      () => undefined, // the expectation below shows the table
+    );
+    expect(await redTable()).toMatch(hostRoute);
   });
 
   it('route leaking between red and blue carries only the prefixes the VRF objects allow', async () => {

@@ -162,11 +162,9 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
         const started = await Promise.allSettled(
           nodes.map((node) => startNode(node, control, join(dir, node.id))),
         );
-        for (const s of started)
-          if (s.status === 'fulfilled') {
-            runtimes.push(s.value);
-            undo.push(() => s.value.stop());
-          }
+        for (const s of started) if (s.status === 'fulfilled') runtimes.push(s.value);
+        // The nodes stop at once: each mostly waits for its daemons to exit.
+        undo.push(() => Promise.all(runtimes.map((rt) => rt.stop())).then(() => undefined));
         const failed = started.find((s) => s.status === 'rejected');
         if (failed) throw failed.reason;
         return `${await intent} intent objects applied`;
@@ -182,7 +180,7 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
     // Open vSwitch, its records and IPPool address with the run's directory and the API server.
     // A CNI DEL per Pod here would only cost seconds of the lab kernel each (the clean delete is
     // a check of its own).
-    for (const pod of pods) await netnsDel(pod.netns);
+    await Promise.all(pods.map((pod) => netnsDel(pod.netns)));
   });
   const runtimeOf = (node: ClusterNode) => runtimes.find((r) => r.node.id === node.id)!;
   const inventoryOf = (rt: NodeRuntime) =>

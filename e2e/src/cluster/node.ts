@@ -220,9 +220,9 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
       return cniRequestsOf(stdout, command);
     },
     async stop() {
+      // The agents first (they talk to OVS and FRR); then OVS and FRR, which share nothing.
       await Promise.all([agents.host.stop(), agents.netns.stop()]);
-      await ovs.stop();
-      await frr.stop();
+      await Promise.all([ovs.stop(), frr.stop()]);
     },
   };
 }

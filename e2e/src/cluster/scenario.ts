@@ -213,7 +213,7 @@ export async function runClusterLab(report: LabReport, options: ClusterScenarioO
         'dev',
         'net1',
       ]);
-      if (await ping(a2.netns, addressOf(b1, 'vlan100'), 2))
+      if (await ping(a2.netns, addressOf(b1, 'vlan100'), 3))
         throw new Error('a VLAN 200 pod reached a VLAN 100 pod');
       return 'isolated';
     });

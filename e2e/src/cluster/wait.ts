@@ -30,10 +30,10 @@ export async function waitFor<T>(
   }
 }
 
-/** One ping from a namespace; true when answered. */
+/** `count` pings from a namespace, 0.2 s apart; true when one was answered. */
 export async function ping(fromNetns: string, to: string, count = 1): Promise<boolean> {
   try {
-    await runInNetns(fromNetns, 'ping', ['-c', String(count), '-W', '1', to]);
+    await runInNetns(fromNetns, 'ping', ['-c', String(count), '-i', '0.2', '-W', '1', to]);
     return true;
   } catch {
     return false;
