@@ -15,5 +15,7 @@ const size = await bundleProgram({
     env: 'FABRIK_AGENT_HOST_CODE_CACHE_DIR',
     key: 'verb',
   },
+  // Its code cache for a fresh node's first start (see @fabrik/cni-bundle).
+  warmUp: { args: ['--version'] },
 });
 process.stdout.write(`${outfile} (${Math.round(size / 1024)} KiB)\n`);

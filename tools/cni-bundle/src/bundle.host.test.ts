@@ -1,6 +1,7 @@
 // bundleProgram as the agents use it: a `.cjs` bundle required by a bin module elsewhere, its
-// assets beside it, one V8 code cache per verb, written only by a successful run.
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+// assets beside it, one V8 code cache per verb, written only by a successful run, and the build's
+// own code cache until then.
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +36,7 @@ beforeAll(async () => {
     outfile: join(dir, 'dist', 'program.cjs'),
     codeCache: { dir: '/nonexistent', env: 'FABRIK_TEST_PROGRAM_CODE_CACHE_DIR', key: 'verb' },
     assets: [{ from: join(FIXTURE, 'greetings'), to: 'greetings' }],
+    warmUp: { args: ['greet'] },
   });
   bin = join(dir, 'bin', 'program.mjs');
   await writeFile(
@@ -62,5 +64,27 @@ describe('bundleProgram', () => {
     expect(files[0]).toMatch(new RegExp(`^[0-9a-f]{16}-${process.version}-${process.arch}-greet\\.bin$`));
     expect(await run('greet')).toEqual({ code: 0, stdout: 'HELLO FROM AN ASSET!\n' });
     expect(await readdir(cacheDir())).toEqual(files);
+  });
+
+  it('starts with the code cache its build made until a verb has its own; ignores one others can write', async () => {
+    const buildCache = join(dir, 'dist', `program.cjs.${process.version}-${process.arch}.code-cache`);
+    expect((await stat(buildCache)).mode & 0o777).toBe(0o644);
+    // Which cache a start used, as the launcher says it on stderr.
+    const cacheUsed = async () =>
+      (
+        await runCommand(process.execPath, [bin, 'greet'], {
+          env: { ...process.env, FABRIK_TEST_PROGRAM_CODE_CACHE_DIR: cacheDir(), FABRIK_CODE_CACHE_LOG: '1' },
+        })
+      ).stderr.trim();
+    await rm(cacheDir(), { recursive: true, force: true });
+    expect(await cacheUsed()).toBe('code cache: build accepted');
+    expect(await cacheUsed()).toBe('code cache: own accepted');
+    await rm(cacheDir(), { recursive: true, force: true });
+    await chmod(buildCache, 0o664);
+    try {
+      expect(await cacheUsed()).toBe('code cache: none');
+    } finally {
+      await chmod(buildCache, 0o644);
+    }
   });
 });

@@ -5,9 +5,11 @@
 // embedded as a string into launcher.ts, which compiles it with a V8 code cache.
 import { build, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { chmod, cp, readFile } from 'node:fs/promises';
+import { chmod, copyFile, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand } from '@fabrik/netcore';
 
 /**
  * `import { z } from 'zod'` hands esbuild a namespace object it cannot tree-shake, which puts all
@@ -67,6 +69,19 @@ export interface ProgramBundleOptions {
   readonly codeCache: { readonly dir: string; readonly env: string; readonly key: CodeCacheKey };
   /** Directories copied beside the outfile (`to` relative to its directory): files the program reads at run time. */
   readonly assets?: readonly { readonly from: string; readonly to: string }[];
+  /**
+   * A run of the built program, without side effects (`--version`, CNI VERSION), whose code cache
+   * is kept beside the outfile as `<outfile>.<node version>-<arch>.code-cache`: the launcher's cache
+   * until a command has one of its own. Made with this Node.js; another version ignores it.
+   */
+  readonly warmUp?: WarmUp;
+}
+
+/** How the build runs a program once to make its code cache. */
+export interface WarmUp {
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly stdin?: string;
 }
 
 export interface BundleOptions {
@@ -78,9 +93,19 @@ export interface BundleOptions {
   readonly codeCache: { readonly dir: string; readonly env: string };
 }
 
+/** A CNI plugin's warm-up: VERSION, what every runtime asks first. */
+const CNI_VERSION_WARM_UP: WarmUp = {
+  env: { CNI_COMMAND: 'VERSION' },
+  stdin: '{"cniVersion":"1.0.0"}',
+};
+
 /** Writes the executable single-file plugin and returns the size of the embedded plugin code in bytes. */
 export async function bundleCniPlugin(options: BundleOptions): Promise<number> {
-  return bundleProgram({ ...options, codeCache: { ...options.codeCache, key: 'cni-command' } });
+  return bundleProgram({
+    ...options,
+    codeCache: { ...options.codeCache, key: 'cni-command' },
+    warmUp: CNI_VERSION_WARM_UP,
+  });
 }
 
 /** Writes the executable single-file program (and its assets) and returns the size of the embedded code in bytes. */
@@ -114,5 +139,33 @@ export async function bundleProgram(options: ProgramBundleOptions): Promise<numb
   await chmod(options.outfile, 0o755);
   for (const asset of options.assets ?? [])
     await cp(asset.from, join(dirname(options.outfile), asset.to), { recursive: true, force: true });
+  if (options.warmUp) await writeBuildCodeCache(options.outfile, options.codeCache.env, options.warmUp);
   return code.length;
+}
+
+/**
+ * Runs the built program once with an empty cache directory and keeps the cache that run wrote as
+ * `<outfile>.<node version>-<arch>.code-cache` (mode 644, as the bundle; the launcher checks both
+ * alike). The run must succeed: a program that cannot say its version is not a build.
+ */
+async function writeBuildCodeCache(outfile: string, cacheEnv: string, warmUp: WarmUp): Promise<void> {
+  const target = `${outfile}.${process.version}-${process.arch}.code-cache`;
+  await rm(target, { force: true });
+  const scratch = await mkdtemp(join(tmpdir(), 'fabrik-code-cache-'));
+  try {
+    // Fails (CommandError, with the run's stderr) unless the run succeeds.
+    await runCommand(process.execPath, [outfile, ...(warmUp.args ?? [])], {
+      env: { ...process.env, ...warmUp.env, [cacheEnv]: scratch },
+      input: warmUp.stdin ?? '',
+    });
+    const [cache, ...more] = await readdir(scratch);
+    if (!cache || more.length > 0)
+      throw new Error(
+        `the warm-up run of ${outfile} left ${more.length + (cache ? 1 : 0)} code caches, not one`,
+      );
+    await copyFile(join(scratch, cache), target);
+    await chmod(target, 0o644);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }

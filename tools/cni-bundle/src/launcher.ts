@@ -5,6 +5,11 @@
 // own cache (written at exit by the first successful run of a build, keyed by the build's hash,
 // the Node version and the architecture), because each compiles different functions.
 //
+// Before a command has a cache of its own, the launcher uses the one the build made beside the
+// bundle (`<bundle>.<node version>-<arch>.code-cache`, from a warm-up run: bundle.ts), as Node's
+// single executable applications embed a build-time code cache: a fresh node's first starts are
+// the slow ones otherwise. `FABRIK_CODE_CACHE_LOG=1` says on stderr which cache a start used.
+//
 // V8 checks that a cache matches the source and its flags but does not defend against a forged
 // one, so a cache is used only from a directory and a file that belong to this user and that nobody
 // else can write (by default under /var/lib/cni, root's). Any problem: compile without a cache.
@@ -69,11 +74,22 @@ const selector = (__FABRIK_CODE_CACHE_KEY__ === 'verb' ? process.argv[2] : proce
 const command = /^[A-Za-z]{1,16}$/.test(selector) ? selector : 'OTHER';
 const file = join(dir, `${__FABRIK_PLUGIN_PAYLOAD_HASH__}-${process.version}-${process.arch}-${command}.bin`);
 const useCache = dir !== 'off';
-const cachedData = useCache ? readCache(dir, file) : undefined;
-const source = `(function (exports, require, module, __filename, __dirname) {${__FABRIK_PLUGIN_PAYLOAD__}\n})`;
 const filename = typeof __filename === 'string' ? __filename : realpathSync(process.argv[1] ?? '.');
+// Until this command has a cache of its own, the one the build made beside the bundle (a warm-up
+// run, see bundle.ts), as trusted as the bundle: owned by this user, writable by nobody else.
+const ownCache = useCache ? readCache(dir, file) : undefined;
+const cachedData =
+  ownCache ??
+  (useCache
+    ? readCache(dirname(filename), `${filename}.${process.version}-${process.arch}.code-cache`)
+    : undefined);
+const source = `(function (exports, require, module, __filename, __dirname) {${__FABRIK_PLUGIN_PAYLOAD__}\n})`;
 const script = new Script(source, { filename, ...(cachedData ? { cachedData } : {}) });
-if (useCache && (!cachedData || script.cachedDataRejected)) {
+if (process.env['FABRIK_CODE_CACHE_LOG'] === '1')
+  process.stderr.write(
+    `code cache: ${!cachedData ? 'none' : `${ownCache ? 'own' : 'build'} ${script.cachedDataRejected ? 'rejected' : 'accepted'}`}\n`,
+  );
+if (useCache && (!ownCache || script.cachedDataRejected)) {
   // At exit the cache also holds every function this command compiled lazily; only a successful
   // run has compiled the whole path of its command.
   process.once('exit', (code) => code === 0 && writeCache(dir, file, script.createCachedData()));
