@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: lint, typecheck, unit and host-kernel integration tests, then every lab test inside
-# one User-Mode Linux boot. Runs every stage even when one fails, then prints one summary line.
+# one User-Mode Linux boot, then the reliability suite's reduced plan in another. Runs every stage even when one fails, then prints one summary line.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/ci/ensure-deps.sh || exit 1
@@ -20,6 +20,9 @@ stage typecheck npx nx run-many -t typecheck --outputStyle=static
 stage build npx nx run-many -t build --outputStyle=static
 stage unit+host npx vitest run --project unit --project host --project host-fast-path --reporter=default --reporter=json --outputFile.json="$results/host.json"
 stage lab node --conditions=@fabrik/source --import tsx tools/lab/src/cli.ts test --reporter=default --reporter=json --outputFile.json="$results/lab.json"
+# The reliability suite's reduced plan (2 kills of each agent, every restart, a small churn): about
+# 3.5 min on the lab kernel in seccomp mode; the full plan is `npm run test:chaos`.
+stage chaos env FABRIK_CHAOS=reduced bash tools/ci/chaos.sh
 
 if ((${#failed_stages[@]})); then echo; echo "FAILED stages: ${failed_stages[*]}"; else echo; echo "all stages passed"; fi
 # The failed tests, a line each, then the last line: the test count over every vitest run (CI
