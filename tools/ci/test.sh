@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: lint, typecheck, unit and host-kernel integration tests, then every lab test inside
-# one User-Mode Linux boot, then the reliability suite's reduced plan in another. Runs every stage even when one fails, then prints one summary line.
+# one User-Mode Linux boot, then the reliability suite's reduced plan in another. Runs every stage
+# even when one fails, then prints one summary line.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/ci/ensure-deps.sh || exit 1

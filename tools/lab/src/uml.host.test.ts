@@ -2,7 +2,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '@fabrik/netcore';
-import { runInLab } from './uml.js';
+import { DEFAULT_KERNEL_DIR, runInLab } from './uml.js';
 
 // Other labs may run on this machine at the same time (other test files, other checkouts): look
 // only for what belongs to this run, found through its state directory.
@@ -35,9 +35,7 @@ describe('runInLab', () => {
     expect(result.exitCode).toBe(3);
     // FABRIK_LAB_KERNEL names the kernel that booted: tools/ci/lab-kernel.sh's (seccomp mode) where
     // it fetched one (npm test's ensure-deps does), else Debian's 6.1 (ptrace).
-    const fetched = await exists(
-      join(process.env['FABRIK_LAB_KERNEL_DIR'] ?? '/var/cache/fabrik/lab-kernel', 'current/linux.uml'),
-    );
+    const fetched = await exists(join(DEFAULT_KERNEL_DIR, 'current/linux.uml'));
     expect(bootedKernel(output)).toMatch(fetched ? /^(\S+) \(seccomp\) \1$/ : /^(6\.1\.\S+) \(ptrace\) \1$/);
     expect(output).toContain('hello lab');
     expect(output).toContain('vrf-ok'); // the host kernel has no vrf: this ran in the lab

@@ -81,7 +81,7 @@ interface LabKernel {
 }
 
 /** Where tools/ci/lab-kernel.sh unpacks the faster kernel (`current/linux.uml`, `current/modules/<version>`). */
-const DEFAULT_KERNEL_DIR = process.env['FABRIK_LAB_KERNEL_DIR'] ?? '/var/cache/fabrik/lab-kernel';
+export const DEFAULT_KERNEL_DIR = process.env['FABRIK_LAB_KERNEL_DIR'] ?? '/var/cache/fabrik/lab-kernel';
 
 function onlyVersion(base: string): string | undefined {
   return existsSync(base) ? readdirSync(base)[0] : undefined;
