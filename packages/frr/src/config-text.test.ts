@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  diffConfigLines,
   expectedL3Vnis,
   frrMessage,
   newVrfBlocksOnly,
@@ -9,6 +10,98 @@ import {
   splitConfigBlocks,
   withVrfBlocksOf,
 } from './config-text.js';
+
+describe('diffConfigLines', () => {
+  const running = [
+    'frr version 8.4.4',
+    'frr defaults datacenter',
+    'hostname node-a',
+    'no ipv6 forwarding',
+    'service integrated-vtysh-config',
+    '!',
+    'router bgp 65000',
+    ' neighbor 192.0.2.2 password s3cret',
+    ' !',
+    ' address-family l2vpn evpn',
+    '  advertise-all-vni',
+    ' exit-address-family',
+    'exit',
+    '!',
+    'end',
+  ].join('\n');
+
+  it('finds what a configuration adds, each line in its contexts, by indentation', () => {
+    const config = [
+      'frr defaults datacenter',
+      'hostname node-a',
+      '!',
+      'vrf red',
+      ' vni 1001',
+      'exit-vrf',
+      '!',
+      'router bgp 65000',
+      ' neighbor 192.0.2.2 password s3cret',
+      ' !',
+      ' address-family l2vpn evpn',
+      '  advertise-all-vni',
+      '  vni 2300',
+      '   route-target import 65001:2300',
+      '  exit-vni',
+      ' exit-address-family',
+      'exit',
+      '!',
+    ].join('\n');
+    expect(diffConfigLines(running, config)).toEqual({
+      added: [
+        { context: [], line: 'vrf red' },
+        { context: ['vrf red'], line: 'vni 1001' },
+        { context: ['router bgp 65000', 'address-family l2vpn evpn'], line: 'vni 2300' },
+        {
+          context: ['router bgp 65000', 'address-family l2vpn evpn', 'vni 2300'],
+          line: 'route-target import 65001:2300',
+        },
+      ],
+      // frr version, service integrated-vtysh-config: lines frr-reload.py never removes.
+      removed: [{ context: [], line: 'no ipv6 forwarding' }],
+    });
+  });
+
+  it('tells lines apart by their contexts and reports changed values as removed and added, passwords redacted', () => {
+    const config = [
+      'hostname node-a',
+      'router bgp 65000',
+      ' neighbor 192.0.2.2 password other',
+      ' address-family ipv4 unicast',
+      '  advertise-all-vni',
+      ' exit-address-family',
+      'exit',
+    ].join('\n');
+    const { added, removed } = diffConfigLines(running, config);
+    expect(added).toEqual([
+      { context: ['router bgp 65000'], line: 'neighbor 192.0.2.2 password <redacted>' },
+      { context: ['router bgp 65000'], line: 'address-family ipv4 unicast' },
+      { context: ['router bgp 65000', 'address-family ipv4 unicast'], line: 'advertise-all-vni' },
+    ]);
+    expect(removed).toEqual([
+      // frr defaults: never removed, even when the configuration lacks it.
+      { context: [], line: 'no ipv6 forwarding' },
+      { context: ['router bgp 65000'], line: 'neighbor 192.0.2.2 password <redacted>' },
+      { context: ['router bgp 65000'], line: 'address-family l2vpn evpn' },
+      { context: ['router bgp 65000', 'address-family l2vpn evpn'], line: 'advertise-all-vni' },
+    ]);
+  });
+
+  it('finds nothing between a configuration and the same text as FRR prints it', () => {
+    const config = running
+      .split('\n')
+      .filter((l) => !/^(frr version|service|no ipv6|end)/.test(l))
+      .join('\n');
+    expect(diffConfigLines(running.replace('no ipv6 forwarding\n', ''), config)).toEqual({
+      added: [],
+      removed: [],
+    });
+  });
+});
 
 describe('parseReloadTest', () => {
   it('reads both sections of frr-reload.py --test into context + line', () => {

@@ -113,6 +113,60 @@ export function expectedL3Vnis(config: string): { vrf: string; vni: number }[] {
   return out;
 }
 
+/**
+ * Lines frr-reload.py never removes (its "unconfigurable" lines): a running one that the file
+ * lacks is no change.
+ */
+const UNREMOVABLE =
+  /^(agentx|frr version|frr defaults|username|password|line vty|service integrated-vtysh-config)/;
+
+/**
+ * Every configuration line with the lines that open its contexts, as FRR prints them: a line's
+ * contexts are the nearest lines above it with less indentation. `!`, `exit...` and `end` close
+ * nothing here (the indentation does) and are left out.
+ */
+function linesInContext(config: string): FrrConfigChange[] {
+  const out: FrrConfigChange[] = [];
+  const open: { indent: number; line: string }[] = [];
+  for (const raw of config.split('\n')) {
+    const line = raw.trimEnd();
+    const text = line.trim();
+    if (text === '' || text === '!' || text === 'end' || text.startsWith('exit')) continue;
+    const indent = line.length - line.trimStart().length;
+    while (open.length > 0 && open[open.length - 1]!.indent >= indent) open.pop();
+    out.push({ context: open.map((o) => o.line), line: text });
+    open.push({ indent, line: text });
+  }
+  return out;
+}
+
+/**
+ * The lines `config` has and `running` lacks, and the running lines `config` lacks, each with its
+ * contexts, compared as text: what frr-reload.py --test reports when FRR prints the configuration
+ * as it was written (fabrik's templates are written that way). Where FRR prints a line otherwise,
+ * this reports it removed and added again, which frr-reload.py might not: a caller acts on the
+ * result alone only when nothing is removed (see vtyshApplyCommands); a line of `config` that
+ * is running is no change for either. A line that opens a context stands for itself (the context
+ * `['router bgp 65000']` has the line `router bgp 65000` in context []). Pure.
+ */
+export function diffConfigLines(
+  running: string,
+  config: string,
+): { added: FrrConfigChange[]; removed: FrrConfigChange[] } {
+  const key = (c: FrrConfigChange) => [...c.context, c.line].join('\n');
+  const runningLines = linesInContext(running);
+  const wantedLines = linesInContext(config);
+  const runningKeys = new Set(runningLines.map(key));
+  const wantedKeys = new Set(wantedLines.map(key));
+  const redacted = (c: FrrConfigChange) => ({ context: c.context, line: redactConfigText(c.line) });
+  return {
+    added: wantedLines.filter((c) => !runningKeys.has(key(c))).map(redacted),
+    removed: runningLines
+      .filter((c) => !wantedKeys.has(key(c)) && !UNREMOVABLE.test(c.context[0] ?? c.line))
+      .map(redacted),
+  };
+}
+
 /** Parses the "Lines To Delete" / "Lines To Add" sections of `frr-reload.py --test` into running lines removed and lines added. */
 export function parseReloadTest(output: string): { added: FrrConfigChange[]; removed: FrrConfigChange[] } {
   const added: FrrConfigChange[] = [];

@@ -65,7 +65,7 @@ export {
   FRR_RELOAD_SCRIPT,
 } from './reload.js';
 export type { ReloadFrrOptions, FrrReloadResult, FrrReloadStage, FrrVniMismatch } from './reload.js';
-export { parseReloadTest, expectedL3Vnis, droppedL3Vnis } from './config-text.js';
+export { diffConfigLines, parseReloadTest, expectedL3Vnis, droppedL3Vnis } from './config-text.js';
 export type { FrrConfigChange } from './config-text.js';
 export { pendingFrrChanges } from './pending.js';
 export { readFrrStatus, readVrfVnis, parseFrrStatus, parseShowVrfVni } from './status.js';

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FrrIntentInput } from './intent.js';
+import { diffConfigLines } from './config-text.js';
 import { FrrReloadError, reloadFrr } from './reload.js';
 import { renderFrrConfig } from './render.js';
 import { readFrrStatus, readVrfVnis } from './status.js';
@@ -64,6 +65,9 @@ describe('reloadFrr (host kernel)', () => {
 
     // The result carries what FRR runs after the reload, as vtysh shows it now.
     expect(result.running).toBe(await showRunningConfig(target()));
+    // FRR prints the rendered configuration line for line: what lets a reload that only adds
+    // lines skip frr-reload.py --test (diffConfigLines).
+    expect(diffConfigLines(result.running, config)).toEqual({ added: [], removed: [] });
     expect(result.running).toContain(' neighbor 192.0.2.2 password s3cret\n');
 
     const again = await reloadFrr({ ...target(), config });
@@ -118,6 +122,46 @@ describe('reloadFrr (host kernel)', () => {
     expect(e.restored).toBe(true);
     expect(`${e.message} ${e.frrMessage}`).not.toContain('s3cret');
     expect(await showRunningConfig(target())).toBe(before);
+  });
+
+  it('refuses an addition FRR cannot parse, found without frr-reload.py --test, and restores what ran', async () => {
+    const config = renderFrrConfig(intent, { hostname: hostname() });
+    await reloadFrr({ ...target(), config });
+    const before = await showRunningConfig(target());
+    const broken = `${config}route-map fabrik-extra permit 10\n set no-such-thing 1\nexit\n`;
+    // Only additions: the reload goes straight to vtysh, which stops at the unknown command.
+    expect(diffConfigLines(before, broken).removed).toEqual([]);
+    const error = await reloadFrr({ ...target(), config: broken }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(FrrReloadError);
+    expect((error as FrrReloadError).stage).toBe('reload');
+    expect((error as FrrReloadError).frrMessage).toContain('set no-such-thing 1');
+    expect((error as FrrReloadError).restored).toBe(true);
+    expect(await showRunningConfig(target())).toBe(before);
+  });
+
+  it("removes a network's vni block, and adds it back, leaving nothing the file lacks", async () => {
+    const config = renderFrrConfig(intent, { hostname: hostname() });
+    await reloadFrr({ ...target(), config });
+    const without = renderFrrConfig(
+      { ...intent, layer2s: intent.layer2s?.slice(0, 1) },
+      { hostname: hostname() },
+    );
+    const removed = await reloadFrr({ ...target(), config: without });
+    expect(removed.removed).toContainEqual({
+      context: ['router bgp 65000', 'address-family l2vpn evpn'],
+      line: 'vni 2200',
+    });
+    expect(removed.running).not.toContain('vni 2200');
+    expect(diffConfigLines(removed.running, without)).toEqual({ added: [], removed: [] });
+    const back = await reloadFrr({ ...target(), config });
+    expect(back.added).toContainEqual({
+      context: ['router bgp 65000', 'address-family l2vpn evpn', 'vni 2200'],
+      line: 'route-target import 65001:2200',
+    });
+    expect(diffConfigLines(back.running, config)).toEqual({ added: [], removed: [] });
   });
 
   it('runs concurrent reloads of one pathspace one after the other: the last one wins', async () => {

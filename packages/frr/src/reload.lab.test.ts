@@ -3,6 +3,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diffConfigLines } from './config-text.js';
 import type { FrrIntentInput } from './intent.js';
 import { FrrReloadError, releaseL3Vnis, reloadFrr } from './reload.js';
 import { renderFrrConfig } from './render.js';
@@ -72,8 +73,12 @@ const target = () => ({ pathspace: ns.name, netns: ns.name });
 
 describe('reloadFrr with VRFs (lab kernel)', () => {
   it('applies VRFs, L3 VNIs, leaks and static routes, and zebra maps each L3 VNI to its VRF', async () => {
-    const result = await reloadFrr({ ...target(), config: renderFrrConfig(first, { hostname: hostname() }) });
+    const config = renderFrrConfig(first, { hostname: hostname() });
+    const result = await reloadFrr({ ...target(), config });
     expect(result.changed).toBe(true);
+    // FRR prints VRFs, leaks and route-maps as the templates write them (in its own order): what
+    // lets a reload that adds a network or VRF skip frr-reload.py --test (diffConfigLines).
+    expect(diffConfigLines(result.running, config)).toEqual({ added: [], removed: [] });
     expect(result.added).toContainEqual({ context: ['vrf red'], line: 'vni 1001' });
     const running = await frr.runningConfig();
     expect(running).toMatch(/\nvrf red\n vni 1001\n ip route 10\.98\.0\.0\/24 blackhole\nexit-vrf\n/);

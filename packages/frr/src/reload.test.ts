@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectedL3Vnis } from './config-text.js';
-import { FrrReloadError, additionsOnlyCommands, checkVniMapping, reloadFrr } from './reload.js';
+import { FrrReloadError, vtyshApplyCommands, checkVniMapping, reloadFrr } from './reload.js';
 
 describe('L3 VNI verification', () => {
   const config =
@@ -32,25 +32,56 @@ describe('which reloads skip frr-reload.py --reload', () => {
   ];
 
   it('applies a first configuration with vtysh, forwarding turned on first', () => {
-    expect(additionsOnlyCommands({ added: newBgp, removed: forwardingRemovals }, fresh)).toEqual([
+    expect(vtyshApplyCommands({ added: newBgp, removed: forwardingRemovals }, fresh)).toEqual([
       'ip forwarding',
       'ipv6 forwarding',
     ]);
-    expect(additionsOnlyCommands({ added: newBgp, removed: [] }, fresh)).toEqual([]);
+    expect(vtyshApplyCommands({ added: newBgp, removed: [] }, fresh)).toEqual([]);
   });
 
   it('needs frr-reload.py for any other removal, or for a `no` line of a block that runs already', () => {
     const running = `${fresh}router bgp 65000\n bgp router-id 10.0.0.1\nexit\n`;
-    expect(additionsOnlyCommands({ added: newBgp, removed: [] }, running)).toBeUndefined();
+    expect(vtyshApplyCommands({ added: newBgp, removed: [] }, running)).toBeUndefined();
     const byHand = { context: [], line: 'no ip prefix-list BY-HAND seq 5 permit 10.0.0.0/8' };
-    expect(additionsOnlyCommands({ added: [byHand], removed: [] }, fresh)).toBeUndefined();
+    expect(vtyshApplyCommands({ added: [byHand], removed: [] }, fresh)).toBeUndefined();
     const removals = [
       [{ context: [], line: 'ip prefix-list X seq 5 permit 10.0.0.0/8' }],
       [{ context: ['router bgp 65000'], line: 'no ip forwarding' }],
       [{ context: [], line: 'no ipv4 forwarding' }],
     ];
-    for (const removed of removals)
-      expect(additionsOnlyCommands({ added: [], removed }, fresh)).toBeUndefined();
+    for (const removed of removals) expect(vtyshApplyCommands({ added: [], removed }, fresh)).toBeUndefined();
+  });
+});
+
+describe('which removals vtysh makes without frr-reload.py', () => {
+  const running =
+    'router bgp 65000\n address-family l2vpn evpn\n  vni 2300\n   route-target import 65001:2300\n  exit-vni\n exit-address-family\nexit\n';
+  const evpn = ['router bgp 65000', 'address-family l2vpn evpn'];
+  const block = { context: evpn, line: 'vni 2300' };
+  const inside = { context: [...evpn, 'vni 2300'], line: 'route-target import 65001:2300' };
+  const noVni = [
+    'router bgp 65000',
+    'address-family l2vpn evpn',
+    'no vni 2300',
+    'exit-address-family',
+    'exit',
+  ];
+
+  it('removes a whole vni block of the l2vpn evpn family with `no vni N`, as frr-reload.py and the text diff report it', () => {
+    expect(vtyshApplyCommands({ added: [], removed: [block] }, running)).toEqual(noVni);
+    expect(vtyshApplyCommands({ added: [], removed: [block, inside] }, running)).toEqual(noVni);
+  });
+
+  it('leaves a line of a block that stays, or a vni elsewhere, to frr-reload.py', () => {
+    expect(vtyshApplyCommands({ added: [], removed: [inside] }, running)).toBeUndefined();
+    for (const context of [
+      ['router bgp 65000', 'address-family ipv4 unicast'],
+      ['router bgp 65000 vrf red', 'address-family l2vpn evpn'],
+      ['vrf red'],
+    ])
+      expect(
+        vtyshApplyCommands({ added: [], removed: [{ context, line: 'vni 2300' }] }, running),
+      ).toBeUndefined();
   });
 });
 

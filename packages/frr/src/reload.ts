@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { FabrikError, errorGuard, isCommandError, validateNetnsName, withFileLock } from '@fabrik/netcore';
 import {
+  diffConfigLines,
   droppedL3Vnis,
   expectedL3Vnis,
   frrMessage,
@@ -113,9 +114,10 @@ export class FrrVniMappingError extends FabrikError<'FRR_VNI_MAPPING'> {
 export const isFrrVniMappingError = errorGuard(FrrVniMappingError);
 
 /**
- * Applies a configuration to running FRR daemons: writes it atomically, runs
- * `frr-reload.py -N PATHSPACE --test` (what would change), then, when something changes,
- * `--reload --stdout`, then checks with `show vrf vni json` that every L3 VNI of the file is
+ * Applies a configuration to running FRR daemons: writes it atomically, finds what would change
+ * (by comparing the text with the running configuration when that shows additions only, else
+ * with `frr-reload.py -N PATHSPACE --test`), applies additions with `vtysh -f` and anything else
+ * with `frr-reload.py --reload --stdout`, then checks with `show vrf vni json` that every L3 VNI of the file is
  * mapped to its VRF.
  *
  * One reload per pathspace at a time, across processes (the agent and an operator's tool): the
@@ -243,42 +245,47 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const unchanged = runningBefore !== undefined;
 
   let result: Omit<FrrReloadResult, 'running'>;
+  // Whether vtysh alone applied the changes (see vtyshApplyCommands).
+  let byVtysh = false;
+  let previous = '';
   if (unchanged) {
     result = { file, changed: false, skipped: true, added: [], removed: [] };
   } else {
     // Until this reload has succeeded, nothing is known to be applied.
     await rm(recordFile, { force: true });
-    const changes = parseReloadTest(await runReload(options, ['--test', file], 'test'));
+    previous = await showRunningConfig(options);
+    const changes = await changesToApply(options, file, previous, config);
     const changed = changes.added.length + changes.removed.length > 0;
     // Nothing to change: skip frr-reload.py --reload, the slow half (seconds in the lab). Only
-    // additions (a new node, a new VRF or network): the whole file through one `vtysh -f`, as FRR
-    // loads its configuration at start (`vtysh -b`), the running lines applied again unchanged;
-    // frr-reload.py --reload would compute the same diff again (seconds of Python in the lab) and
-    // feed the added lines without leaving their contexts (see applyInTwoPasses).
+    // additions (a new node, a new VRF or network) and the removals vtyshApplyCommands knows: the
+    // whole file through one `vtysh -f`, as FRR loads its configuration at start (`vtysh -b`), the
+    // running lines applied again unchanged; frr-reload.py --reload would compute the same diff
+    // again (seconds of Python in the lab) and feed the added lines without leaving their
+    // contexts (see applyInTwoPasses).
     if (changed) {
-      const previous = await showRunningConfig(options);
-      try {
-        const commands = additionsOnlyCommands(changes, previous);
-        if (commands !== undefined) {
-          if (commands.length > 0) await runVtyshCommands(options, ['configure terminal', ...commands]);
-          await runVtyshFile(options, file);
-        } else {
-          await applyInTwoPasses(options, configDir, file, config, previous);
-          await applyLeftovers(options, file, config);
-        }
-      } catch (e) {
-        if (!isFrrReloadError(e) || options.restoreOnFailure === false) throw e;
-        const restoreError = await restore(options, configDir, previous);
-        throw new FrrReloadError('reload', e.frrMessage, restoreError === undefined, restoreError);
-      }
+      const commands = vtyshApplyCommands(changes, previous);
+      byVtysh = commands !== undefined;
+      await restoringOnFailure(options, configDir, previous, async () => {
+        if (commands === undefined) return applyWithFrrReload(options, configDir, file, config, previous);
+        if (commands.length > 0) await runVtyshCommands(options, ['configure terminal', ...commands]);
+        await runVtyshFile(options, file);
+      });
     }
     result = { file, changed, skipped: false, ...changes };
   }
   // One vtysh for both reads (seconds of CPU per reload in the lab kernel otherwise).
-  const [vrfVni = '', runningNow = ''] = await vtyshCommands(options, [
-    'show vrf vni json',
-    ...(unchanged ? [] : ['show running-config']),
-  ]);
+  const readBack = () =>
+    vtyshCommands(options, ['show vrf vni json', ...(unchanged ? [] : ['show running-config'])]);
+  let [vrfVni = '', runningNow = ''] = await readBack();
+  if (byVtysh && diffConfigLines(runningConfigFile(runningNow), config).removed.length > 0) {
+    // FRR runs a line the file lacks after vtysh applied it (a removal that left something):
+    // frr-reload.py's to remove.
+    const left = runningConfigFile(runningNow);
+    await restoringOnFailure(options, configDir, previous, () =>
+      applyWithFrrReload(options, configDir, file, config, left),
+    );
+    [vrfVni = '', runningNow = ''] = await readBack();
+  }
   const running = runningBefore ?? runningConfigFile(runningNow);
   const mismatches = checkVniMapping(expectedL3Vnis(config), parseVtyshJson(vrfVni));
   if (mismatches.length > 0) {
@@ -289,6 +296,54 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const record: LastApplied = { config: sha256(config), running: sha256(running) };
   await writeFileAtomic(recordFile, `${JSON.stringify(record)}\n`);
   return { ...result, running };
+}
+
+/**
+ * What applying `config` changes. When FRR runs a part of `config`, line for line as written (a
+ * new node, a network or VRF added), the text comparison ({@link diffConfigLines}) is the answer:
+ * frr-reload.py --test (its Python and a `vtysh -m -f` of the file, seconds of CPU per node in
+ * the lab) would find the same nothing to remove. Anything else, removals or lines FRR prints
+ * otherwise, is frr-reload.py's to compute. The text comparison does not check the file's syntax
+ * as `--test` does: a line FRR refuses fails the `vtysh -f` that applies it, and the reload then
+ * restores the previous configuration like any failed reload.
+ */
+async function changesToApply(
+  target: FrrTarget,
+  file: string,
+  running: string,
+  config: string,
+): Promise<{ added: FrrConfigChange[]; removed: FrrConfigChange[] }> {
+  const byText = diffConfigLines(running, config);
+  if (vtyshApplyCommands(byText, running) !== undefined) return byText;
+  return parseReloadTest(await runReload(target, ['--test', file], 'test'));
+}
+
+/** Runs `apply`; when FRR refuses it, reloads `previous` (unless `restoreOnFailure: false`) and throws FRR's words. */
+async function restoringOnFailure(
+  options: ReloadFrrOptions,
+  configDir: string,
+  previous: string,
+  apply: () => Promise<void>,
+): Promise<void> {
+  try {
+    await apply();
+  } catch (e) {
+    if (!isFrrReloadError(e) || options.restoreOnFailure === false) throw e;
+    const restoreError = await restore(options, configDir, previous);
+    throw new FrrReloadError('reload', e.frrMessage, restoreError === undefined, restoreError);
+  }
+}
+
+/** frr-reload.py --reload in the passes FRR 8.4 needs, then its leftovers (see both). */
+async function applyWithFrrReload(
+  target: FrrTarget,
+  configDir: string,
+  file: string,
+  config: string,
+  running: string,
+): Promise<void> {
+  await applyInTwoPasses(target, configDir, file, config, running);
+  await applyLeftovers(target, file, config);
 }
 
 /**
@@ -458,30 +513,45 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 }
 
 /**
- * Whether a reload whose `--test` found `changes` can skip frr-reload.py --reload: when it only adds
- * lines, the whole file through one `vtysh -f` (as FRR loads it at start) does it. Returns
- * the global commands to run before that file (none most of the time), or `undefined` when the
- * reload needs frr-reload.py. Pure.
+ * Whether a reload whose changes are `changes` (from frr-reload.py --test or {@link diffConfigLines})
+ * can skip frr-reload.py --reload: the whole file through one `vtysh -f` (as FRR loads it at start)
+ * adds what it adds, after the commands this returns have removed what it removes; `undefined` when
+ * the reload needs frr-reload.py. Pure. The removals made here:
  *
- * - frr-reload.py lists some removals as `no ...` lines to add (a prefix-list entry added by hand,
- *   for one): applying the file would not remove them. A `no` line inside a block that `running`
- *   does not have (`no bgp default ipv4-unicast` of a new `router bgp`) is part of what is added.
  * - zebra shows `no ip forwarding` (`no ipv6 forwarding`) while the kernel does not forward, and a
  *   configuration without that line wants FRR's default, forwarding: frr-reload.py removes the line
  *   with the command `ip forwarding`, which is what this returns for it. A fresh FRR in a new
  *   namespace shows both (a namespace starts with forwarding off), and its first reload, which
  *   otherwise only adds, stays one `vtysh -f` instead of three frr-reload.py runs (about 20 s in
  *   the lab).
+ * - a whole `vni N` block of BGP's `address-family l2vpn evpn` (a Layer2Network gone): `no vni N`
+ *   in that address family, as frr-reload.py removes a context. Any other removal, a line of a
+ *   `vni` block that stays included, is frr-reload.py's.
+ *
+ * frr-reload.py lists some removals as `no ...` lines to add (a prefix-list entry added by hand,
+ * for one): applying the file would not remove them, so such a line needs frr-reload.py too. A `no`
+ * line inside a block that `running` does not have (`no bgp default ipv4-unicast` of a new
+ * `router bgp`) is part of what is added.
  */
-export function additionsOnlyCommands(
+export function vtyshApplyCommands(
   changes: { added: readonly FrrConfigChange[]; removed: readonly FrrConfigChange[] },
   running: string,
 ): string[] | undefined {
   const forwarding = /^no (ip|ipv6) forwarding$/;
+  const isEvpnFamily = (context: readonly string[]) =>
+    context.length >= 2 && /^router bgp \d+$/.test(context[0]!) && context[1] === 'address-family l2vpn evpn';
+  const removedVniBlocks = changes.removed.filter(
+    (c) => c.context.length === 2 && isEvpnFamily(c.context) && /^vni \d+$/.test(c.line),
+  );
+  const removedBlockKeys = new Set(removedVniBlocks.map((c) => [...c.context, c.line].join('\n')));
   const commands: string[] = [];
   for (const c of changes.removed) {
-    if (c.context.length > 0 || !forwarding.test(c.line)) return undefined;
-    commands.push(c.line.slice('no '.length));
+    if (c.context.length === 0 && forwarding.test(c.line)) commands.push(c.line.slice('no '.length));
+    else if (removedVniBlocks.includes(c)) {
+      const [router, family] = c.context as [string, string];
+      commands.push(router, family, `no ${c.line}`, 'exit-address-family', 'exit');
+    } else if (!(c.context.length > 2 && removedBlockKeys.has(c.context.slice(0, 3).join('\n'))))
+      return undefined;
   }
   const runningLines = new Set(running.split('\n').map((l) => l.trimEnd()));
   const inNewBlock = (c: FrrConfigChange) => c.context[0] !== undefined && !runningLines.has(c.context[0]);
