@@ -1,9 +1,15 @@
 // `npm run test:chaos`: the reliability suite. Runs inside the lab kernel (tools/ci/chaos.sh boots
-// it). FABRIK_CHAOS=reduced runs a small plan, FABRIK_CHAOS=bad-input only the bad-input matrix.
-import { BAD_INPUT_PLAN, chaosResult, FULL_PLAN, REDUCED_PLAN, runChaos } from './chaos/suite.js';
+// it). FABRIK_CHAOS=reduced runs a small plan, FABRIK_CHAOS=bad-input only the bad-input matrix,
+// FABRIK_CHAOS=churn only the full plan's churn.
+import { BAD_INPUT_PLAN, CHURN_PLAN, chaosResult, FULL_PLAN, REDUCED_PLAN, runChaos } from './chaos/suite.js';
 import { LabReport } from './report.js';
 
-const PLANS = { full: FULL_PLAN, reduced: REDUCED_PLAN, 'bad-input': BAD_INPUT_PLAN } as const;
+const PLANS = {
+  full: FULL_PLAN,
+  reduced: REDUCED_PLAN,
+  'bad-input': BAD_INPUT_PLAN,
+  churn: CHURN_PLAN,
+} as const;
 const planName = (process.env['FABRIK_CHAOS'] ?? 'full') as keyof typeof PLANS;
 const plan = PLANS[planName] ?? FULL_PLAN;
 const report = new LabReport();

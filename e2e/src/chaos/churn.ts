@@ -48,13 +48,44 @@ const slices = (n: number, waves: number): number[][] =>
     ),
   );
 
-export async function churnTrials(ctx: ChaosContext, plan: ChurnPlan): Promise<void> {
+/** Attempts of one Pod's sandbox before the churn fails, and the wait before the next one. */
+const POD_ATTEMPTS = 5;
+const POD_RETRY_DELAY_MS = 2000;
+
+/**
+ * Creates a Pod as kubelet does when its sandbox fails: a failed CNI ADD (its attachments already
+ * deleted, netns and Pod object gone) is tried again after a pause. A wave puts 40 new OVS
+ * internal ports on each node's ovs-vswitchd at once, on the lab kernel's one CPU with everything
+ * else: a Pod's port can then wait longer for its ofport than the node's `ofportTimeoutMs` (10 s),
+ * and ADD answers "try again later" (code 11). Resolves with the Pod and the errors retried.
+ */
+async function runPodAsKubelet(
+  cluster: ChaosContext['cluster'],
+  node: ChaosContext['cluster']['nodes'][number],
+  name: string,
+  nads: readonly string[],
+): Promise<{ pod: LabPod; retried: string[] }> {
+  const retried: string[] = [];
+  for (;;) {
+    try {
+      return { pod: await cluster.runPod(node, name, nads), retried };
+    } catch (e) {
+      if (retried.length + 1 >= POD_ATTEMPTS) throw e;
+      retried.push(`${name}: ${(e as Error).message.split(': ').slice(-2).join(': ')}`);
+      await new Promise((r) => setTimeout(r, POD_RETRY_DELAY_MS));
+    }
+  }
+}
+
+/** Runs the churn; resolves with what the report adds to the trials' summary (the ADDs retried). */
+export async function churnTrials(ctx: ChaosContext, plan: ChurnPlan): Promise<string> {
   const { cluster } = ctx;
   const kube = cluster.cp.kube;
   const networkWaves = slices(plan.networks, plan.waves);
   const podWaves = slices(plan.pods, plan.waves);
   const created: ReturnType<typeof churnNetwork>[] = [];
   const podsOfWave: LabPod[][] = [];
+  const retried: string[] = [];
   const objects = (): AppliedObjects => ({ ...ctx.baseline, layer2s: [...ctx.baseline.layer2s, ...created] });
 
   const settle = async (name: string, since: number) => {
@@ -81,11 +112,13 @@ export async function churnTrials(ctx: ChaosContext, plan: ChurnPlan): Promise<v
     const wave = indexes.map(churnNetwork);
     await eachLimited(wave, 8, (l2) => kube.create(API_PATHS.layer2s, l2));
     created.push(...wave);
-    const pods = await eachLimited(podWaves[w]!, plan.podConcurrency, (i) =>
-      cluster.runPod(cluster.nodes[i % cluster.nodes.length]!, `churn-${i}`, [
+    const runs = await eachLimited(podWaves[w]!, plan.podConcurrency, (i) =>
+      runPodAsKubelet(cluster, cluster.nodes[i % cluster.nodes.length]!, `churn-${i}`, [
         i % 2 === 0 ? 'vlan100' : 'vlan200',
       ]),
     );
+    const pods = runs.map((r) => r.pod);
+    retried.push(...runs.flatMap((r) => r.retried));
     podsOfWave.push(pods);
     await settle(
       `wave ${w + 1}/${plan.waves} up: +${wave.length} Layer2Networks, +${pods.length} Pods (${created.length} churn networks)`,
@@ -103,4 +136,7 @@ export async function churnTrials(ctx: ChaosContext, plan: ChurnPlan): Promise<v
       since,
     );
   }
+  return retried.length === 0
+    ? 'no ADD retried'
+    : `${retried.length} ADDs retried as kubelet retries a sandbox:\n${retried.join('\n')}`;
 }

@@ -55,6 +55,9 @@ export const REDUCED_PLAN: ChaosPlan = {
 /** Only the bad-input matrix (FABRIK_CHAOS=bad-input). */
 export const BAD_INPUT_PLAN: ChaosPlan = { ...FULL_PLAN, faults: false, churn: undefined };
 
+/** Only the full plan's churn (FABRIK_CHAOS=churn). */
+export const CHURN_PLAN: ChaosPlan = { ...FULL_PLAN, faults: false, badInput: false };
+
 /** Runs the suite into `report` (one check per trial group) and returns every trial. */
 export async function runChaos(report: LabReport, plan: ChaosPlan): Promise<Trial[]> {
   const trials: Trial[] = [];
@@ -79,16 +82,17 @@ export async function runChaos(report: LabReport, plan: ChaosPlan): Promise<Tria
       record: (t) => trials.push(t),
     };
     const present = { value: false };
-    const group = async (suite: string, fn: () => Promise<void>) => {
+    // `fn` may resolve with more to say than the trials' summary (the churn's retried ADDs).
+    const group = async (suite: string, fn: () => Promise<string | void>) => {
       const from = trials.length;
       await report.check(suite, async () => {
-        await fn();
+        const more = await fn();
         const mine = trials.slice(from);
         const bad = mine.filter((t) => !t.converged || t.leaked > 0);
         if (bad.length)
           throw new Error(bad.map((t) => `${t.suite} ${t.name}: ${t.detail ?? 'not converged'}`).join('\n'));
         const s = summarize(mine);
-        return `${s.trials} trials converged, nothing leaked, recovery p95 ${s.recoverP95Ms} ms`;
+        return `${s.trials} trials converged, nothing leaked, recovery p95 ${s.recoverP95Ms} ms${more ? `; ${more}` : ''}`;
       });
     };
     if (plan.faults) {
