@@ -191,7 +191,12 @@ async function applyNodeSteps(
   let frrMs = 0;
   if (!inOneStep) {
     // L3 VNI devices that are up while zebra does not map their VRF go down until it does.
-    const unmappedDown = downUnmappedL3Vnis(l3, intent.frr.vrfs, await node.frr.mappedVnis());
+    // The mappings read with the running configuration, unless L3 VNIs were released since.
+    const mapped =
+      frrNow.mappedVnis !== undefined && frrNow.droppedL3Vnis.length === 0
+        ? frrNow.mappedVnis
+        : await node.frr.mappedVnis();
+    const unmappedDown = downUnmappedL3Vnis(l3, intent.frr.vrfs, mapped);
     if (unmappedDown !== l3)
       first = {
         ...planNetlink(beforeFrrState(full, unmappedDown, observed), observed, { prune, adopt }),

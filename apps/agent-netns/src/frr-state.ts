@@ -2,6 +2,7 @@ import {
   droppedL3Vnis,
   readFrrStatus,
   releaseL3Vnis,
+  readRunningConfigAndVrfVnis,
   readVrfVnis,
   reloadFrr,
   showRunningConfig,
@@ -44,7 +45,7 @@ export const isVniMappingTimeoutError = errorGuard(VniMappingTimeoutError);
  * intent or by hand (drift), reloads.
  */
 export interface FrrState {
-  /** How FRR's running configuration stands to `config` (one `show running-config`). */
+  /** How FRR's running configuration stands to `config`, and zebra's VNI mappings (one vtysh). */
   inspect(config: string): Promise<FrrInspection>;
   /** The configuration the last successful `apply` of this process gave FRR; undefined after any other change. */
   lastAppliedConfig(): string | undefined;
@@ -84,6 +85,8 @@ export interface FrrInspection {
   readonly current: boolean;
   /** The L3 VNIs of the running VRFs that `config` drops. */
   readonly droppedL3Vnis: readonly L3Vni[];
+  /** The VRF-to-VNI mappings zebra held then, as {@link FrrState.mappedVnis} gives them. */
+  readonly mappedVnis?: ReadonlySet<string>;
 }
 
 /** How {@link FrrState.mappedVnis} names zebra's mapping of a VRF to its L3 VNI. */
@@ -97,8 +100,12 @@ export function createFrrState(target: FrrTarget): FrrState {
   return {
     lastAppliedConfig: () => applied?.config,
     async inspect(config) {
-      const running = await showRunningConfig(target);
-      return { current: isCurrent(config, running), droppedL3Vnis: droppedL3Vnis(running, config) };
+      const { running, vrfVnis } = await readRunningConfigAndVrfVnis(target);
+      return {
+        current: isCurrent(config, running),
+        droppedL3Vnis: droppedL3Vnis(running, config),
+        mappedVnis: new Set(vrfVnis.map((v) => vniMappingKey(v.vrf, v.vni))),
+      };
     },
     async releaseL3Vnis(vnis) {
       applied = undefined;

@@ -68,7 +68,13 @@ export type { ReloadFrrOptions, FrrReloadResult, FrrReloadStage, FrrVniMismatch 
 export { diffConfigLines, parseReloadTest, expectedL3Vnis, droppedL3Vnis } from './config-text.js';
 export type { FrrConfigChange } from './config-text.js';
 export { pendingFrrChanges } from './pending.js';
-export { readFrrStatus, readVrfVnis, parseFrrStatus, parseShowVrfVni } from './status.js';
+export {
+  readFrrStatus,
+  readVrfVnis,
+  readRunningConfigAndVrfVnis,
+  parseFrrStatus,
+  parseShowVrfVni,
+} from './status.js';
 export type { FrrStatus, FrrBgpSession, FrrEvpnVni, FrrVrfVni } from './status.js';
 export { showRunningConfig, vtyshCommands, splitEchoedOutput } from './vtysh.js';
 export type { FrrTarget } from './vtysh.js';

@@ -219,7 +219,7 @@ async function readLastApplied(file: string): Promise<LastApplied | undefined> {
 }
 
 /** What a reload writes beside frr.conf for a moment: its passes' files and writeFileAtomic's temporary files. */
-const RELOAD_TEMP_FILE = /^\.(fabrik-(vnis|vrfs|restore)-[0-9a-f]{8}\.conf|[0-9a-f]{12}\.tmp)$/;
+const RELOAD_TEMP_FILE = /^\.(fabrik-(vnis|vrfs|restore|apply)-[0-9a-f]{8}\.conf|[0-9a-f]{12}\.tmp)$/;
 
 /**
  * Removes the temporary files of a reload that was killed (SIGKILL skips its cleanup). Called
@@ -267,8 +267,7 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
       byVtysh = commands !== undefined;
       await restoringOnFailure(options, configDir, previous, async () => {
         if (commands === undefined) return applyWithFrrReload(options, configDir, file, config, previous);
-        if (commands.length > 0) await runVtyshCommands(options, ['configure terminal', ...commands]);
-        await runVtyshFile(options, file);
+        await applyWithVtysh(options, configDir, file, config, commands);
       });
     }
     result = { file, changed, skipped: false, ...changes };
@@ -316,6 +315,34 @@ async function changesToApply(
   const byText = diffConfigLines(running, config);
   if (vtyshApplyCommands(byText, running) !== undefined) return byText;
   return parseReloadTest(await runReload(target, ['--test', file], 'test'));
+}
+
+/**
+ * The file through one `vtysh -f`, followed by `commands` (the removals vtyshApplyCommands found).
+ * With commands, both go in one temporary file in the configuration directory (where a killed
+ * reload's files are removed by the next one), one vtysh start instead of two (about half a second
+ * of the lab kernel each); the commands come last, as the file's first line may be `frr defaults`.
+ * A file given outside that directory (whose directory may be read-only) keeps them apart.
+ */
+async function applyWithVtysh(
+  target: FrrTarget,
+  configDir: string,
+  file: string,
+  config: string,
+  commands: readonly string[],
+): Promise<void> {
+  if (commands.length === 0) return runVtyshFile(target, file);
+  if (dirname(file) !== configDir) {
+    await runVtyshFile(target, file);
+    return runVtyshForReload(target, ['-c', 'configure terminal', ...commands.flatMap((c) => ['-c', c])]);
+  }
+  const combined = join(configDir, `.fabrik-apply-${randomBytes(4).toString('hex')}.conf`);
+  try {
+    await writeFileAtomic(combined, `${config.trimEnd()}\n!\n${commands.join('\n')}\n`);
+    await runVtyshFile(target, combined);
+  } finally {
+    await rm(combined, { force: true });
+  }
 }
 
 /** Runs `apply`; when FRR refuses it, reloads `previous` (unless `restoreOnFailure: false`) and throws FRR's words. */
@@ -438,13 +465,6 @@ async function applyLeftovers(target: FrrTarget, file: string, config: string): 
 const runVtyshFile = (target: FrrTarget, file: string): Promise<void> =>
   runVtyshForReload(target, ['-f', file]);
 
-/** Runs configuration commands in order. Equivalent to: `vtysh -N PATHSPACE -c CMD -c CMD ...`. */
-const runVtyshCommands = (target: FrrTarget, commands: readonly string[]): Promise<void> =>
-  runVtyshForReload(
-    target,
-    commands.flatMap((c) => ['-c', c]),
-  );
-
 /** vtysh as a step of a reload: a failure is the reload's FrrReloadError, with FRR's message. */
 async function runVtyshForReload(target: FrrTarget, args: readonly string[]): Promise<void> {
   try {
@@ -515,8 +535,8 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 /**
  * Whether a reload whose changes are `changes` (from frr-reload.py --test or {@link diffConfigLines})
  * can skip frr-reload.py --reload: the whole file through one `vtysh -f` (as FRR loads it at start)
- * adds what it adds, after the commands this returns have removed what it removes; `undefined` when
- * the reload needs frr-reload.py. Pure. The removals made here:
+ * adds what it adds, and the commands this returns, in the same pass, remove what it removes;
+ * `undefined` when the reload needs frr-reload.py. Pure. The removals made here:
  *
  * - zebra shows `no ip forwarding` (`no ipv6 forwarding`) while the kernel does not forward, and a
  *   configuration without that line wants FRR's default, forwarding: frr-reload.py removes the line
