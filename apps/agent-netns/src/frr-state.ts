@@ -92,8 +92,12 @@ export interface FrrInspection {
 /** How {@link FrrState.mappedVnis} names zebra's mapping of a VRF to its L3 VNI. */
 export const vniMappingKey = (vrf: string, vni: number): string => `${vrf}/${vni}`;
 
+/** zebra's mappings as {@link vniMappingKey}s. */
+const mappingKeys = (vrfVnis: readonly L3Vni[]): ReadonlySet<string> =>
+  new Set(vrfVnis.map((v) => vniMappingKey(v.vrf, v.vni)));
+
 export function createFrrState(target: FrrTarget): FrrState {
-  const mappedVnis = async () => new Set((await readVrfVnis(target)).map((v) => vniMappingKey(v.vrf, v.vni)));
+  const mappedVnis = async () => mappingKeys(await readVrfVnis(target));
   let applied: { config: string; running: string } | undefined;
   const isCurrent = (config: string, running: string) =>
     applied !== undefined && applied.config === config && applied.running === running;
@@ -104,7 +108,7 @@ export function createFrrState(target: FrrTarget): FrrState {
       return {
         current: isCurrent(config, running),
         droppedL3Vnis: droppedL3Vnis(running, config),
-        mappedVnis: new Set(vrfVnis.map((v) => vniMappingKey(v.vrf, v.vni))),
+        mappedVnis: mappingKeys(vrfVnis),
       };
     },
     async releaseL3Vnis(vnis) {

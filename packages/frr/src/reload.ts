@@ -254,7 +254,7 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
     // Until this reload has succeeded, nothing is known to be applied.
     await rm(recordFile, { force: true });
     previous = await showRunningConfig(options);
-    const changes = await changesToApply(options, file, previous, config);
+    const { changes, commands } = await changesToApply(options, file, previous, config);
     const changed = changes.added.length + changes.removed.length > 0;
     // Nothing to change: skip frr-reload.py --reload, the slow half (seconds in the lab). Only
     // additions (a new node, a new VRF or network) and the removals vtyshApplyCommands knows: the
@@ -263,7 +263,6 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
     // again (seconds of Python in the lab) and feed the added lines without leaving their
     // contexts (see applyInTwoPasses).
     if (changed) {
-      const commands = vtyshApplyCommands(changes, previous);
       byVtysh = commands !== undefined;
       await restoringOnFailure(options, configDir, previous, async () => {
         if (commands === undefined) return applyWithFrrReload(options, configDir, file, config, previous);
@@ -276,10 +275,10 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const readBack = () =>
     vtyshCommands(options, ['show vrf vni json', ...(unchanged ? [] : ['show running-config'])]);
   let [vrfVni = '', runningNow = ''] = await readBack();
-  if (byVtysh && diffConfigLines(runningConfigFile(runningNow), config).removed.length > 0) {
+  const left = runningConfigFile(runningNow);
+  if (byVtysh && diffConfigLines(left, config).removed.length > 0) {
     // FRR runs a line the file lacks after vtysh applied it (a removal that left something):
     // frr-reload.py's to remove.
-    const left = runningConfigFile(runningNow);
     await restoringOnFailure(options, configDir, previous, () =>
       applyWithFrrReload(options, configDir, file, config, left),
     );
@@ -298,7 +297,8 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
 }
 
 /**
- * What applying `config` changes. When FRR runs a part of `config`, line for line as written (a
+ * What applying `config` changes, and the commands that apply it with vtysh alone
+ * ({@link vtyshApplyCommands}; undefined: frr-reload.py's). When FRR runs a part of `config`, line for line as written (a
  * new node, a network or VRF added), the text comparison ({@link diffConfigLines}) is the answer:
  * frr-reload.py --test (its Python and a `vtysh -m -f` of the file, seconds of CPU per node in
  * the lab) would find the same nothing to remove. Anything else, removals or lines FRR prints
@@ -311,10 +311,15 @@ async function changesToApply(
   file: string,
   running: string,
   config: string,
-): Promise<{ added: FrrConfigChange[]; removed: FrrConfigChange[] }> {
+): Promise<{
+  changes: { added: FrrConfigChange[]; removed: FrrConfigChange[] };
+  commands: string[] | undefined;
+}> {
   const byText = diffConfigLines(running, config);
-  if (vtyshApplyCommands(byText, running) !== undefined) return byText;
-  return parseReloadTest(await runReload(target, ['--test', file], 'test'));
+  const commands = vtyshApplyCommands(byText, running);
+  if (commands !== undefined) return { changes: byText, commands };
+  const changes = parseReloadTest(await runReload(target, ['--test', file], 'test'));
+  return { changes, commands: vtyshApplyCommands(changes, running) };
 }
 
 /**
