@@ -6,7 +6,7 @@ import {
   API_VERSION,
 } from '@fabrik/api';
 import { NODES, customObjects, loadKubeConfig, type KubeObject } from '@fabrik/kube';
-import { startApiServer, until, type ApiServer } from '@fabrik/testkit';
+import { startKubeApiServer, until, type KubeApiServer } from '@fabrik/testkit';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { createKubernetesSource } from './kube-source.js';
@@ -31,10 +31,10 @@ const gvr = (r: { group: string; version: string; plural: string }) => ({
 });
 
 describe('agent-runtime on Kubernetes (test API server)', () => {
-  let server: ApiServer;
+  let server: KubeApiServer;
   let kc: KubeConfig;
   beforeAll(async () => {
-    server = await startApiServer();
+    server = await startKubeApiServer();
     kc = loadKubeConfig({ kubeconfig: server.kubeconfigPath }).kc;
     await customObjects(kc, NODES, Any).create({
       apiVersion: 'v1',
