@@ -63,9 +63,7 @@ export const EXPECTED_GRANTS: Record<string, Record<string, Grant[]>> = {
 };
 
 /** Flattens the rules kube-apiserver grants (testkit's `rulesFor`) into sorted grants. */
-export function flattenRules(
-  rules: readonly GrantedRule[],
-): Grant[] {
+export function flattenRules(rules: readonly GrantedRule[]): Grant[] {
   const out = new Set<Grant>();
   for (const r of rules) {
     for (const g of r.apiGroups)

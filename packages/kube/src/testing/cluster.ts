@@ -87,7 +87,12 @@ export async function startTestCluster(options: StartKubeApiServerOptions = {}):
   );
   await crds.create(WIDGET_CRD);
   // The real server serves a CRD's objects only once it is Established (a moment after create).
-  await server.kubectl('wait', '--for=condition=Established', '--timeout=60s', `crd/${WIDGET_CRD.metadata.name}`);
+  await server.kubectl(
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    `crd/${WIDGET_CRD.metadata.name}`,
+  );
   const nodes = customObjects(kc, NODES, NodeObject);
   return {
     server,

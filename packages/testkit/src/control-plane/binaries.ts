@@ -14,7 +14,9 @@ export interface ControlPlaneBinaries {
 }
 
 /** The built binaries; throws naming the command that builds them when one is missing. */
-export function controlPlaneBinaries(dir = process.env.FABRIK_K8S_BIN_DIR ?? K8S_BIN_DIR): ControlPlaneBinaries {
+export function controlPlaneBinaries(
+  dir = process.env.FABRIK_K8S_BIN_DIR ?? K8S_BIN_DIR,
+): ControlPlaneBinaries {
   const binaries = {
     kubeApiServer: join(dir, 'kube-apiserver'),
     etcd: join(dir, 'etcd'),

@@ -33,7 +33,9 @@ const server = await startKubeApiServer({
 });
 writeFileSync(join(server.dir, 'apiserver.pid'), `${process.pid}\n`);
 console.log(server.kubeconfigPath);
-console.log(`apiserver: ${(await server.kubectl('version', '-o', 'json').then((o) => (JSON.parse(o) as { serverVersion: { gitVersion: string } }).serverVersion.gitVersion))} serving ${server.url} (data in ${server.dir}); Ctrl-C stops`);
+console.log(
+  `apiserver: ${await server.kubectl('version', '-o', 'json').then((o) => (JSON.parse(o) as { serverVersion: { gitVersion: string } }).serverVersion.gitVersion)} serving ${server.url} (data in ${server.dir}); Ctrl-C stops`,
+);
 process.on('SIGUSR1', () => {
   void server.compact().then(() => console.log('apiserver: etcd compacted, kube-apiserver restarted'));
 });

@@ -27,9 +27,23 @@ async function ensureServingCertificate(dir: string, names: readonly string[]): 
   const current = existsSync(namesPath) ? readFileSync(namesPath, 'utf8') : undefined;
   if (existsSync(certPath) && current === subjectAltName) return;
   await runCommand('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', join(dir, 'apiserver.key'), '-out', certPath, '-days', '3650',
-    '-subj', '/CN=fabrik-test-apiserver', '-addext', `subjectAltName=${subjectAltName}`,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    join(dir, 'apiserver.key'),
+    '-out',
+    certPath,
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=fabrik-test-apiserver',
+    '-addext',
+    `subjectAltName=${subjectAltName}`,
   ]);
   writeFileSync(namesPath, subjectAltName);
 }

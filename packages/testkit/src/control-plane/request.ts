@@ -40,11 +40,17 @@ export function apiRequest(req: ApiRequest): Promise<ApiResponse> {
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );
-    r.on('timeout', () => r.destroy(new Error(`${req.method ?? 'GET'} ${req.url}: no answer within ${req.timeoutMs ?? 10_000} ms`)));
+    r.on('timeout', () =>
+      r.destroy(
+        new Error(`${req.method ?? 'GET'} ${req.url}: no answer within ${req.timeoutMs ?? 10_000} ms`),
+      ),
+    );
     r.on('error', reject);
     r.end(payload);
   });
@@ -54,7 +60,9 @@ export function apiRequest(req: ApiRequest): Promise<ApiResponse> {
 export async function apiJson<T>(req: ApiRequest): Promise<T> {
   const res = await apiRequest(req);
   if (res.status >= 300) {
-    throw new Error(`${req.method ?? 'GET'} ${new URL(req.url).pathname}: ${res.status} ${res.body.slice(0, 500)}`);
+    throw new Error(
+      `${req.method ?? 'GET'} ${new URL(req.url).pathname}: ${res.status} ${res.body.slice(0, 500)}`,
+    );
   }
   return JSON.parse(res.body) as T;
 }

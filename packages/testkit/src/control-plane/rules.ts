@@ -15,7 +15,12 @@ export interface GrantedRule {
 
 interface RulesReview {
   status: {
-    resourceRules?: { verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }[];
+    resourceRules?: {
+      verbs: string[];
+      apiGroups?: string[];
+      resources?: string[];
+      resourceNames?: string[];
+    }[];
     nonResourceRules?: { verbs: string[]; nonResourceURLs?: string[] }[];
   };
 }
@@ -57,7 +62,14 @@ const minus = (a: Set<string>, ...others: Set<string>[]) =>
 function toRule(namespace: string | undefined, atom: string): GrantedRule {
   const parts = atom.split('|');
   if (parts[0] === 'url') {
-    return { namespace, apiGroups: [], resources: [], resourceNames: [], verbs: [parts[2]!], nonResourceURLs: [parts[1]!] };
+    return {
+      namespace,
+      apiGroups: [],
+      resources: [],
+      resourceNames: [],
+      verbs: [parts[2]!],
+      nonResourceURLs: [parts[1]!],
+    };
   }
   const [group, resource, name, verb] = parts as [string, string, string, string];
   return {
@@ -70,7 +82,11 @@ function toRule(namespace: string | undefined, atom: string): GrantedRule {
   };
 }
 
-export async function grantedRules(admin: Admin, user: string, namespaces: readonly string[]): Promise<GrantedRule[]> {
+export async function grantedRules(
+  admin: Admin,
+  user: string,
+  namespaces: readonly string[],
+): Promise<GrantedRule[]> {
   const baseline = await atoms(admin, UNBOUND_USER, PROBE_NAMESPACE);
   const cluster = await atoms(admin, user, PROBE_NAMESPACE);
   const rules = minus(cluster, baseline).map((a) => toRule(undefined, a));

@@ -50,15 +50,35 @@ describe('startKubeApiServer', () => {
     await api.kubectl('-n', 'rbac-probe', 'create', 'serviceaccount', 'reader');
     const as = '--as=system:serviceaccount:rbac-probe:reader';
     expect(await kubectlFails(as, 'get', 'configmaps', '-n', 'rbac-probe')).toMatch(/Forbidden/);
-    expect((await api.kubectl(as, 'auth', 'can-i', 'list', 'configmaps', '-n', 'rbac-probe').catch((e: unknown) => (isCommandError(e) ? e.stdout : ''))).trim()).toBe('no');
+    expect(
+      (
+        await api
+          .kubectl(as, 'auth', 'can-i', 'list', 'configmaps', '-n', 'rbac-probe')
+          .catch((e: unknown) => (isCommandError(e) ? e.stdout : ''))
+      ).trim(),
+    ).toBe('no');
     await api.kubectl('-n', 'rbac-probe', 'create', 'role', 'read', '--verb=list', '--resource=configmaps');
-    await api.kubectl('-n', 'rbac-probe', 'create', 'rolebinding', 'read', '--role=read', '--serviceaccount=rbac-probe:reader');
-    expect((await api.kubectl(as, 'auth', 'can-i', 'list', 'configmaps', '-n', 'rbac-probe')).trim()).toBe('yes');
+    await api.kubectl(
+      '-n',
+      'rbac-probe',
+      'create',
+      'rolebinding',
+      'read',
+      '--role=read',
+      '--serviceaccount=rbac-probe:reader',
+    );
+    expect((await api.kubectl(as, 'auth', 'can-i', 'list', 'configmaps', '-n', 'rbac-probe')).trim()).toBe(
+      'yes',
+    );
     await api.kubectl('-n', 'rbac-probe', 'create', 'configmap', 'visible');
-    expect(await api.kubectl(as, 'get', 'configmaps', '-n', 'rbac-probe', '-o', 'name')).toContain('configmap/visible');
+    expect(await api.kubectl(as, 'get', 'configmaps', '-n', 'rbac-probe', '-o', 'name')).toContain(
+      'configmap/visible',
+    );
     expect(await kubectlFails(as, 'delete', 'configmap', 'visible', '-n', 'rbac-probe')).toMatch(/Forbidden/);
     const rules = await api.rulesFor('rbac-probe', 'reader', ['rbac-probe']);
-    expect(rules.map((r) => `${r.namespace} ${r.resources.join()} ${r.verbs.join()}`)).toEqual(['rbac-probe configmaps list']);
+    expect(rules.map((r) => `${r.namespace} ${r.resources.join()} ${r.verbs.join()}`)).toEqual([
+      'rbac-probe configmaps list',
+    ]);
   });
 
   it('mints tokens (kubectl create token) that authenticate as the ServiceAccount, with the Pod node claims', async () => {
@@ -107,7 +127,9 @@ describe('startKubeApiServer', () => {
     expect((await applyConfigMap('second', { a: '2' }, true)).status).toBe(200);
     // The first manager no longer owns `a`; applying without it removes nothing it does not own.
     expect((await applyConfigMap('first', { b: '1' })).status).toBe(200);
-    const cm = JSON.parse(await api.kubectl('get', 'configmap', 'ssa', '-o', 'json')) as { data: Record<string, string> };
+    const cm = JSON.parse(await api.kubectl('get', 'configmap', 'ssa', '-o', 'json')) as {
+      data: Record<string, string>;
+    };
     expect(cm.data).toEqual({ a: '2', b: '1' });
   });
 
@@ -124,6 +146,8 @@ describe('startKubeApiServer', () => {
     });
     expect(watch.body).toMatch(/"code":410/);
     await api.restart();
-    expect(await api.kubectl('get', 'configmap', 'after-list', '-n', 'default', '-o', 'name')).toContain('after-list');
+    expect(await api.kubectl('get', 'configmap', 'after-list', '-n', 'default', '-o', 'name')).toContain(
+      'after-list',
+    );
   }, 120_000);
 });

@@ -119,10 +119,9 @@ export async function startKubeApiServer(options: StartKubeApiServerOptions = {}
   mkdirSync(dir, { recursive: true });
   const host = options.host ?? '127.0.0.1';
   if (!isIP(host)) throw new Error(`host: ${JSON.stringify(host)} is not an IP address`);
-  const pki: ControlPlanePki = await ensureControlPlanePki(
-    dir,
-    [...new Set(['127.0.0.1', '::1', 'localhost', host])],
-  );
+  const pki: ControlPlanePki = await ensureControlPlanePki(dir, [
+    ...new Set(['127.0.0.1', '::1', 'localhost', host]),
+  ]);
   const port = options.port || (await freePort(host));
   const [etcdClientPort, etcdPeerPort] = [await freePort('127.0.0.1'), await freePort('127.0.0.1')];
   const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
@@ -151,7 +150,11 @@ export async function startKubeApiServer(options: StartKubeApiServerOptions = {}
       ],
       join(dir, 'etcd.log'),
     );
-    await waitUntilServing('etcd', etcd, async () => (await apiRequest({ url: `${etcdUrl}/health` })).status === 200);
+    await waitUntilServing(
+      'etcd',
+      etcd,
+      async () => (await apiRequest({ url: `${etcdUrl}/health` })).status === 200,
+    );
   };
 
   const startApiServerDaemon = async (): Promise<void> => {
@@ -242,7 +245,8 @@ export async function startKubeApiServer(options: StartKubeApiServerOptions = {}
     dir,
     binaries,
     kubectl: async (...args) =>
-      (await runCommand(binaries.kubectl, ['--kubeconfig', kubeconfigPath, ...args], { timeoutMs: 120_000 })).stdout,
+      (await runCommand(binaries.kubectl, ['--kubeconfig', kubeconfigPath, ...args], { timeoutMs: 120_000 }))
+        .stdout,
     stop,
     start,
     restart: async () => {
@@ -287,7 +291,7 @@ async function waitUntilServing(name: string, daemon: Daemon, ready: () => Promi
     () => (exited = true),
     () => (exited = true),
   );
-  for (const deadline = Date.now() + 90_000; ; ) {
+  for (const deadline = Date.now() + 90_000; ;) {
     if (exited) throw new Error(`${name} exited while starting:\n${daemon.tail()}`);
     if (await ready().catch(() => false)) return;
     if (Date.now() > deadline) throw new Error(`${name} not ready within 90 s:\n${daemon.tail()}`);
@@ -297,7 +301,8 @@ async function waitUntilServing(name: string, daemon: Daemon, ready: () => Promi
 
 /** `kubectl apply` of the CRD files, then waits until every CRD is Established. */
 async function applyCrds(kubectl: string, kubeconfig: string, dirs: readonly string[]): Promise<void> {
-  const run = (args: string[]) => runCommand(kubectl, ['--kubeconfig', kubeconfig, ...args], { timeoutMs: 120_000 });
+  const run = (args: string[]) =>
+    runCommand(kubectl, ['--kubeconfig', kubeconfig, ...args], { timeoutMs: 120_000 });
   for (const d of dirs) await run(['apply', '--server-side', '-f', d]);
   await run(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 }
