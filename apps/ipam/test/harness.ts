@@ -45,7 +45,10 @@ export async function createIpamSandbox(): Promise<IpamSandbox> {
   const binDir = join(dir, 'bin');
   await mkdir(binDir);
   const plugin = join(binDir, 'fabrik-ipam');
-  const [server] = await Promise.all([startKubeApiServer({ dir: join(dir, 'apiserver') }), bundlePlugin(plugin)]);
+  const [server] = await Promise.all([
+    startKubeApiServer({ dir: join(dir, 'apiserver') }),
+    bundlePlugin(plugin),
+  ]);
   const settingsPath = join(dir, 'fabrik.d', 'config.yaml');
   const confDir = join(dir, 'net.d');
   await mkdir(join(dir, 'fabrik.d'));
