@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 
 src=tools/k8s
 version=$(awk '$1 == "k8s.io/kubernetes" { print $2 }' "$src/go.mod")
-digest=$(cat "$src/go.mod" "$src/go.sum" "$src/etcd/main.go" | sha256sum | cut -c1-12)
+digest=$(cat "$src/go.mod" "$src/go.sum" "$src/etcd/main.go" "$0" | sha256sum | cut -c1-12)
 out=${FABRIK_K8S_CACHE:-/var/cache/fabrik/k8s}/$version-$digest
 link=node_modules/.cache/fabrik/k8s
 binaries=(kube-apiserver kubectl etcd)
@@ -32,7 +32,13 @@ if ! have_all "$out"; then
   echo "ensure-k8s: modules downloaded ($((SECONDS - t0)) s); compiling (progress: one line a minute)"
   tmp=$out.tmp.$$
   rm -rf "$tmp" && mkdir -p "$tmp"
-  (cd "$src" && go build -trimpath -ldflags=-s -o "$tmp/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl ./etcd) &
+  # The release's version, as kubernetes' own build stamps it (hack/lib/version.sh): without it the
+  # server reports v0.0.0-master and `kubectl version` cannot tell which release a test met.
+  minor=${version#v1.} minor=${minor%%.*}
+  stamp=k8s.io/component-base/version
+  ldflags="-s -X $stamp.gitVersion=$version -X $stamp.gitMajor=1 -X $stamp.gitMinor=$minor -X $stamp.gitTreeState=clean"
+  ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=$version -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+  (cd "$src" && go build -trimpath -ldflags="$ldflags" -o "$tmp/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl ./etcd) &
   build=$!
   while kill -0 "$build" 2>/dev/null; do
     for _ in $(seq 60); do kill -0 "$build" 2>/dev/null || break; sleep 1; done

@@ -123,7 +123,7 @@ describe('startKubeApiServer', () => {
     expect((await applyConfigMap('first', { a: '1' })).status).toBe(201);
     const conflict = await applyConfigMap('second', { a: '2' });
     expect(conflict.status).toBe(409);
-    expect(conflict.body).toMatch(/conflict with "first"/);
+    expect((JSON.parse(conflict.body) as { message: string }).message).toMatch(/conflict with "first"/);
     expect((await applyConfigMap('second', { a: '2' }, true)).status).toBe(200);
     // The first manager no longer owns `a`; applying without it removes nothing it does not own.
     expect((await applyConfigMap('first', { b: '1' })).status).toBe(200);
@@ -134,9 +134,17 @@ describe('startKubeApiServer', () => {
   });
 
   it('compaction: resuming a watch from before it gets 410 Gone; restarts keep the data', async () => {
-    const list = JSON.parse(await api.kubectl('get', 'configmaps', '-n', 'default', '-o', 'json')) as {
-      metadata: { resourceVersion: string };
-    };
+    // kubectl prints a list as a v1 List without its resourceVersion: the API's own list has it.
+    const list = JSON.parse(
+      (
+        await apiRequest({
+          url: `${api.url}/api/v1/namespaces/default/configmaps`,
+          token: api.token,
+          caPem: api.caPem,
+        })
+      ).body,
+    ) as { metadata: { resourceVersion: string } };
+    expect(list.metadata.resourceVersion).toMatch(/^\d+$/);
     await api.kubectl('create', 'configmap', 'after-list', '-n', 'default');
     await api.compact();
     const watch = await apiRequest({
