@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { isCommandError, runCommand } from '@fabrik/netcore';
 import { startKubeApiServer, type KubeApiServer } from '@fabrik/testkit';
 import { parse, parseAllDocuments } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { REPO_ROOT, kubectlPath } from './render.js';
 
 const EXAMPLES = join(REPO_ROOT, 'examples');
@@ -149,6 +149,8 @@ describe.each(['server release', '1.20'])('kubectl %s', (client) => {
         return;
       }
       await kubectl('apply', '-f', path);
+      // Gone again after the test: the next client's listing expects the examples only.
+      onTestFinished(async () => void (await kubectl('delete', '-f', path)));
       if (expected === 'accepts') return;
       expect(expected).toBe('refuses-status-update');
       const obj = parse(readFileSync(path, 'utf8')) as {
