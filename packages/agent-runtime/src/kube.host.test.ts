@@ -30,7 +30,7 @@ const gvr = (r: { group: string; version: string; plural: string }) => ({
   plural: r.plural,
 });
 
-describe('agent-runtime on Kubernetes (test API server)', () => {
+describe('agent-runtime on Kubernetes (kube-apiserver)', () => {
   let server: KubeApiServer;
   let kc: KubeConfig;
   beforeAll(async () => {
@@ -257,7 +257,8 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
         spec?: { taints?: { key: string }[] };
         status?: { conditions?: { type: string; status: string }[] };
       };
-      expect(n.spec?.taints ?? []).toEqual([]);
+      // Only the admission's not-ready taint of a new Node is left (no node lifecycle controller runs).
+      expect(n.spec?.taints ?? []).toEqual([{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
       expect(n.status?.conditions).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ type: 'Ready', status: 'True' }),

@@ -103,16 +103,21 @@ export async function startTestCluster(options: StartKubeApiServerOptions = {}):
   };
 }
 
-/** Creates a Node and gives it the kubelet's Ready condition through the status subresource. */
+/**
+ * Creates a Node and gives it the kubelet's Ready condition through the status subresource. The
+ * admission's `node.kubernetes.io/not-ready` taint of a new Node is removed, as the node lifecycle
+ * controller (which the test control plane does not run) does once the Node is Ready.
+ */
 export async function createNode(
   cluster: TestCluster,
   name: string,
   labels: Record<string, string> = {},
 ): Promise<NodeObject> {
   await cluster.nodes.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels } });
-  return cluster.nodes.patchStatus(name, {
+  await cluster.nodes.patchStatus(name, {
     status: { conditions: [{ ...KUBELET_READY, lastHeartbeatTime: formatKubeTime(new Date()) }] },
   });
+  return cluster.nodes.patch(name, { spec: { taints: null } });
 }
 
 /** A Widget as the server takes it (any color: `parse` is stricter). */
