@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { frrIntentArbitrary, propertyRunOptions } from '@fabrik/testkit/arbitraries';
+import { propertyRunOptions } from '@fabrik/testkit/arbitraries';
+import { validFrrIntentArbitrary as frrIntentArbitrary } from '../test/intent-arbitrary.js';
 import { describe, expect, it } from 'vitest';
 import { checkBgpdConfig } from './bgpd-check.js';
 import { checkFrrConfig } from './check.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Asn, VlanId, Vni } from '../primitives.js';
+import { VlanId, Vni } from '../primitives.js';
 import { checkReferences } from './references.js';
 import { COMMUNITY, IPV4_ADDRESS, IPV6_ADDRESS, ROUTE_TARGET, networkRegExp, whole } from './patterns.js';
 
@@ -91,15 +91,37 @@ export const RouteTargets = z
 /** A standard BGP community: `AA:NN` or a well-known name (`no-export`, ...). */
 export const Community = z
   .string()
-  .regex(whole(COMMUNITY), 'must be AA:NN (two numbers 0-65535) or a well-known community name')
+  .regex(
+    whole(COMMUNITY),
+    'must be AA:NN (AA 0-65534, NN 0-65535; not 0:0) or a well-known community name: 0:0 and 65535:NN are the reserved well-known range (RFC 1997), write internet, no-export, ... instead',
+  )
   // The longest text the pattern takes (graceful-shutdown), for the API server as above.
   .meta({ maxLength: 17 })
   .describe(
-    'standard community AA:NN or internet, local-AS, no-advertise, no-export, no-peer, blackhole, graceful-shutdown, accept-own',
+    'standard community AA:NN (AA 0-65534, not 0:0) or internet, local-AS, no-advertise, no-export, no-peer, blackhole, graceful-shutdown, accept-own',
   );
 
+/**
+ * AS numbers inside 1..4294967295 that BGP reserves, which bgpd takes with only a warning
+ * ("Reserved AS used"): 23456 (AS_TRANS, RFC 6793) and 65535 (RFC 7300); 0 and 4294967295
+ * (RFC 7300) are outside the range.
+ */
+const RESERVED_ASNS: readonly number[] = [23456, 65535];
+
+/** An AS number BGP may use: 1-4294967294, not 23456 or 65535. */
+export const BgpAsn = z
+  .number()
+  .int()
+  .min(1, 'must be an AS number from 1 (0 is reserved, RFC 7607)')
+  .max(4_294_967_294, 'must be an AS number up to 4294967294 (4294967295 is reserved, RFC 7300)')
+  .refine((asn) => !RESERVED_ASNS.includes(asn), {
+    message: 'must not be 23456 (AS_TRANS, RFC 6793) or 65535 (reserved, RFC 7300)',
+  })
+  // The refinement as JSON Schema, so the published schema refuses the same numbers.
+  .meta({ not: { enum: [...RESERVED_ASNS] } });
+
 export const RemoteAs = z
-  .union([z.literal('internal'), z.literal('external'), Asn])
+  .union([z.literal('internal'), z.literal('external'), BgpAsn])
   .describe('internal, external or an AS number');
 
 export const BgpTimers = z
@@ -151,7 +173,7 @@ export const AllowAsIn = z
 
 export const LocalAs = z
   .object({
-    asn: Asn.describe('the AS number shown to this neighbor'),
+    asn: BgpAsn.describe('the AS number shown to this neighbor'),
     noPrepend: z.boolean().default(false).describe('do not prepend the local AS to received routes'),
     replaceAs: z
       .boolean()
@@ -393,7 +415,7 @@ const FrrIntentFields = z
       .enum(FRR_TEMPLATE_SETS)
       .default('netns')
       .describe('template set: netns (import vrf) or vrf-ibgp (a veth pair and iBGP per VRF)'),
-    asn: Asn.describe("the node's AS number (1-4294967295)"),
+    asn: BgpAsn.describe("the node's AS number (1-4294967294, not 23456 or 65535)"),
     routerId: Ipv4Address,
     vtepIp: Ipv4Address.describe('announced into the underlay as /32'),
     hbrVrf: FrrVrfName.default('hbr').describe('the VRF that L2 networks join when they name none'),
