@@ -76,6 +76,7 @@ it('finds the fixtures (an empty list would pass vacuously)', () => {
       'filters',
       'route-targets',
       'bfd-timers',
+      'name-collisions',
     ]),
   );
 });

@@ -21,7 +21,7 @@ export type {
   FrrPrefixRule,
   FrrUnderlayNeighbor,
 } from './intent.js';
-export { toFrrModel, frrObjectNames, vrfIbgpLinkNames, vrfIbgpRouterId } from './model.js';
+export { toFrrModel, frrObjectNames, vrfIbgpLinkNames, vrfIbgpRouterId } from './model/index.js';
 export type {
   FrrModel,
   FrrModelOptions,
@@ -39,7 +39,7 @@ export type {
   FrrBfdProfileModel,
   FrrRouteTargetModel,
   FrrStaticRouteModel,
-} from './model.js';
+} from './model/index.js';
 export {
   renderFrrConfig,
   renderFrrModel,
