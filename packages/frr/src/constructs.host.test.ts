@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { reloadFrr } from './reload.js';
+import { reloadFrr } from './runtime/reload.js';
 import { renderFrrConfig } from './render.js';
 
 // The underlay constructs of the golden fixtures, reloaded into real zebra, bgpd, staticd and bfdd
