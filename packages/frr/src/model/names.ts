@@ -52,23 +52,32 @@ export interface FrrNameOwner {
  * its owner, and a name claimed by two owners is refused, naming both.
  */
 export class FrrNameRegistry {
-  readonly #owners = new Map<string, Map<string, FrrNameOwner>>();
+  /** The first owner of each name, per namespace (one map lookup per claim: claims are many). */
+  readonly #first = new Map<FrrNamespace, Map<string, FrrNameOwner>>();
+  /** The other owners of a name (`namespace name`), kept only when there are any. */
+  readonly #others = new Map<string, Map<string, FrrNameOwner>>();
 
   /** Records that `owner` renders `name` in `namespace`; returns the name. */
   claim(namespace: FrrNamespace, name: string, owner: FrrNameOwner): string {
-    const key = `${namespace} ${name}`;
-    let owners = this.#owners.get(key);
-    if (owners === undefined) this.#owners.set(key, (owners = new Map()));
-    if (!owners.has(owner.path)) owners.set(owner.path, owner);
+    let names = this.#first.get(namespace);
+    if (names === undefined) this.#first.set(namespace, (names = new Map()));
+    const first = names.get(name);
+    if (first === undefined) names.set(name, owner);
+    else if (first.path !== owner.path) {
+      const key = `${namespace} ${name}`;
+      let others = this.#others.get(key);
+      if (others === undefined) this.#others.set(key, (others = new Map([[first.path, first]])));
+      others.set(owner.path, owner);
+    }
     return name;
   }
 
   /** One issue per name that two owners render, at the path of the later owner (in path order). */
   conflicts(): FrrIntentIssue[] {
     const issues: FrrIntentIssue[] = [];
-    for (const [key, owners] of [...this.#owners].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (owners.size < 2) continue;
-      const [first, ...others] = [...owners.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+    const byPath = (a: FrrNameOwner, b: FrrNameOwner) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+    for (const [key, owners] of [...this.#others].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const [first, ...others] = [...owners.values()].sort(byPath);
       if (first === undefined) continue;
       for (const other of others) {
         issues.push({
