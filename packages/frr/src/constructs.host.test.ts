@@ -118,3 +118,26 @@ describe('BFD profiles removed', () => {
     }
   });
 });
+
+describe('set actions against running daemons', () => {
+  const target = () => ({ pathspace: ns.name, netns: ns.name });
+
+  // The route-maps that change routes (LOCAL_PREF, MED, AS path, next hop, large communities)
+  // live in VRFs' filters; the host kernel has no VRF devices, so only the policy blocks (lists
+  // and route-maps, which need no VRF) are reloaded here.
+  it('FRR shows every route-map as rendered (set clauses in its order), the second reload changes nothing', async () => {
+    const rendered = renderFrrConfig(await fixture('set-actions'), { hostname: hostname() });
+    const [header = '', ...blocks] = rendered.split('!\n');
+    const policy = blocks.filter((b) =>
+      /^(route-map|ip prefix-list|ipv6 prefix-list|bgp (large-)?community-list) /.test(b),
+    );
+    const config = [header, ...policy, ''].join('!\n');
+    await reloadFrr({ ...target(), config });
+    const running = await frr.runningConfig();
+    const routeMaps = policy.filter((b) => b.startsWith('route-map '));
+    expect(routeMaps.join('')).toContain(' set local-preference 200\n set metric 10\n');
+    for (const block of routeMaps) expect(running).toContain(block);
+    const again = await reloadFrr({ ...target(), config });
+    expect(again).toMatchObject({ changed: false, added: [], removed: [] });
+  });
+});

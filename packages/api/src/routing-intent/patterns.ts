@@ -187,5 +187,8 @@ export const WELL_KNOWN_COMMUNITIES = [
  */
 export const COMMUNITY = `(?:0:${decimalRange(1, 0xffff)}|${decimalRange(1, 0xfffe)}:${UINT16}|${WELL_KNOWN_COMMUNITIES.join('|')})`;
 
+/** A large BGP community (RFC 8092): `GLOBAL:LOCAL1:LOCAL2`, three 32-bit numbers. */
+export const LARGE_COMMUNITY = `${UINT32}:${UINT32}:${UINT32}`;
+
 /** Anchors a pattern for zod's `.regex()` and JSON Schema's `pattern`. */
 export const whole = (pattern: string): RegExp => new RegExp(`^(?:${pattern})$`);

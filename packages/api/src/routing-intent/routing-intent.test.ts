@@ -104,6 +104,21 @@ describe('parseFrrIntent', () => {
     ).not.toThrow();
   });
 
+  it('checks the set actions of filter items, every problem with its field', () => {
+    const items = [
+      { prefix: { cidr: '10.1.0.0/16' }, action: 'reject', setLocalPreference: 50 },
+      { prefix: { cidr: '10.2.0.0/16' }, setNextHop: 'fd00::1' },
+      { addLargeCommunities: ['1:2'], prependAsPath: [65535], setMed: -1 },
+    ];
+    expect(issuesOf({ ...base, vrfs: [{ name: 'a', vni: 1, export: { items } }] })).toEqual([
+      'vrfs[0].export.items[2].addLargeCommunities[0]: must be A:B:C, three numbers 0-4294967295',
+      expect.stringMatching(/^vrfs\[0\]\.export\.items\[2\]\.setMed: /),
+      'vrfs[0].export.items[2].prependAsPath[0]: must not be 23456 (AS_TRANS, RFC 6793) or 65535 (reserved, RFC 7300)',
+      'vrfs[0].export.items[0].action: a rejected route cannot be modified (remove the changes or accept)',
+      'vrfs[0].export.items[1].setNextHop: must be of the family of prefix.cidr',
+    ]);
+  });
+
   it('rejects CIDRs with host bits, VNIs and VLANs out of range', () => {
     const issues = issuesOf({
       ...base,

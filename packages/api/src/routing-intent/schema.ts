@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { VlanId, Vni } from '../primitives.js';
 import { checkReferences } from './references.js';
-import { COMMUNITY, IPV4_ADDRESS, IPV6_ADDRESS, ROUTE_TARGET, networkRegExp, whole } from './patterns.js';
+import {
+  COMMUNITY,
+  IPV4_ADDRESS,
+  IPV6_ADDRESS,
+  LARGE_COMMUNITY,
+  ROUTE_TARGET,
+  networkRegExp,
+  whole,
+} from './patterns.js';
 
 // The routing intent: what pipelines and the agents hand to the renderer. Field names are a
 // contract (see @fabrik/frr's README, "Intent reference"); add fields, never rename them.
@@ -119,6 +127,14 @@ export const BgpAsn = z
   })
   // The refinement as JSON Schema, so the published schema refuses the same numbers.
   .meta({ not: { enum: [...RESERVED_ASNS] } });
+
+/** A large community (RFC 8092): `GLOBAL:LOCAL1:LOCAL2`. */
+export const LargeCommunity = z
+  .string()
+  .regex(whole(LARGE_COMMUNITY), 'must be A:B:C, three numbers 0-4294967295')
+  // The longest text the pattern takes, for the API server as above.
+  .meta({ maxLength: 32 })
+  .describe('large community A:B:C (three numbers 0-4294967295)');
 
 export const RemoteAs = z
   .union([z.literal('internal'), z.literal('external'), BgpAsn])
@@ -264,9 +280,38 @@ export const FilterItem = z
     additive: z.boolean().default(true).describe("add to the route's communities instead of replacing them"),
     removeCommunities: z.array(Community).default([]).describe('communities to remove'),
     removeAllCommunities: z.boolean().default(false).describe('remove every community'),
+    addLargeCommunities: z
+      .array(LargeCommunity)
+      .default([])
+      .describe('large communities to set on a matching route (additive as for addCommunities)'),
+    setLocalPreference: z
+      .number()
+      .int()
+      .min(0)
+      .max(4_294_967_295)
+      .optional()
+      .describe('LOCAL_PREF of a matching route (higher wins; iBGP and within this node)'),
+    setMed: z
+      .number()
+      .int()
+      .min(0)
+      .max(4_294_967_295)
+      .optional()
+      .describe('MED (metric) of a matching route (lower wins)'),
+    prependAsPath: z
+      .array(BgpAsn)
+      .min(1)
+      .max(10)
+      .optional()
+      .describe('AS numbers put in front of the AS path, in this order (longer paths lose)'),
+    setNextHop: IpAddress.optional().describe(
+      'next hop of a matching route: an IPv4 address for IPv4 routes, a global IPv6 address for IPv6 routes',
+    ),
   })
   .strict()
-  .describe('one filter item: matches prefix and/or community (nothing: every route)');
+  .describe(
+    'one filter item: matches prefix and/or community (nothing: every route); an accepted route can be changed (communities, LOCAL_PREF, MED, AS path, next hop)',
+  );
 
 export const Filter = z
   .object({
@@ -402,7 +447,7 @@ export const CROSS_FIELD_RULES = [
   'importVrfs, layer2s[].vrf and nextHopVrf name a VRF of vrfs or hbrVrf; importVrfs without duplicates and not the VRF itself',
   'IPv6 prefixes, rules and peers of a VRF need ipv6 in its addressFamilies',
   'staticRoutes[]: exactly one of nexthop, nextHopVrf alone, or blackhole; nexthop of the prefix family',
-  'filter items: reject without community changes; removeAllCommunities not with addCommunities',
+  'filter items: reject without changes to the route; removeAllCommunities not with addCommunities; setNextHop of the family of prefix, when both are given',
   'bfd.profile names one of bfdProfiles; bfdProfiles names unique',
   'localAs only on eBGP sessions; localAs.asn differs from asn and remoteAs; localAs.replaceAs needs noPrepend',
   'ebgpMultihop not on an unnumbered (interface) neighbor',

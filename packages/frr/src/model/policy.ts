@@ -1,7 +1,7 @@
 import { canonicalIp, familyOf, type FrrFilter } from '@fabrik/api';
 import type { FrrPrefixRule } from '../intent.js';
 import { FrrNameRegistry, type FrrNameOwner } from './names.js';
-import { communityListSeq, sortCommunities } from './printing.js';
+import { compareText, communityListSeq, sortCommunities, sortLargeCommunities } from './printing.js';
 import type {
   FrrCommunityListModel,
   FrrLargeCommunityListModel,
@@ -25,7 +25,11 @@ export type SetClause =
   | { readonly kind: 'community'; readonly values: readonly string[]; readonly additive: boolean }
   | { readonly kind: 'community-none' }
   | { readonly kind: 'community-delete'; readonly list: string }
-  | { readonly kind: 'large-community'; readonly value: string; readonly additive: boolean };
+  | { readonly kind: 'large-community'; readonly values: readonly string[]; readonly additive: boolean }
+  | { readonly kind: 'local-preference'; readonly value: number }
+  | { readonly kind: 'metric'; readonly value: number }
+  | { readonly kind: 'as-path-prepend'; readonly asns: readonly number[] }
+  | { readonly kind: 'next-hop'; readonly address: string };
 
 /** A match clause as FRR prints it after `match `. */
 export function matchText(m: MatchClause): string {
@@ -51,7 +55,17 @@ export function setText(s: SetClause): string {
     case 'community-delete':
       return `comm-list ${s.list} delete`;
     case 'large-community':
-      return `large-community ${s.value}${s.additive ? ' additive' : ''}`;
+      return `large-community ${sortLargeCommunities(s.values).join(' ')}${s.additive ? ' additive' : ''}`;
+    case 'local-preference':
+      return `local-preference ${s.value}`;
+    case 'metric':
+      return `metric ${s.value}`;
+    case 'as-path-prepend':
+      return `as-path prepend ${s.asns.join(' ')}`;
+    case 'next-hop':
+      return familyOf(s.address) === 'ipv4'
+        ? `ip next-hop ${canonicalIp(s.address)}`
+        : `ipv6 next-hop global ${canonicalIp(s.address)}`;
   }
 }
 
@@ -110,7 +124,8 @@ export class Policy {
       action,
       seq,
       matches: (clauses.matches ?? []).map(matchText),
-      sets: (clauses.sets ?? []).map(setText),
+      // FRR prints the set clauses of an entry in the order of their text, whatever the order given.
+      sets: (clauses.sets ?? []).map(setText).sort(compareText),
       call: clauses.call ?? null,
       onMatch: clauses.onMatchNext === true ? 'next' : null,
     });
@@ -201,6 +216,13 @@ export class Policy {
         this.communityList(`${listName}-remove`, item.removeCommunities);
         sets.push({ kind: 'community-delete', list: `${listName}-remove` });
       }
+      if (item.addLargeCommunities.length > 0)
+        sets.push({ kind: 'large-community', values: item.addLargeCommunities, additive: item.additive });
+      if (item.setLocalPreference !== undefined)
+        sets.push({ kind: 'local-preference', value: item.setLocalPreference });
+      if (item.setMed !== undefined) sets.push({ kind: 'metric', value: item.setMed });
+      if (item.prependAsPath !== undefined) sets.push({ kind: 'as-path-prepend', asns: item.prependAsPath });
+      if (item.setNextHop !== undefined) sets.push({ kind: 'next-hop', address: item.setNextHop });
       this.entry(name, item.action === 'reject' ? 'deny' : 'permit', firstSeq + 10 * j, {
         matches,
         sets,

@@ -33,6 +33,15 @@ export function sortCommunities(list: readonly string[]): string[] {
   return [...new Set(list)].sort((a, b) => communityValue(a) - communityValue(b));
 }
 
+/** Large communities without duplicates, by value (FRR prints them in the order given). */
+export function sortLargeCommunities(list: readonly string[]): string[] {
+  const parts = (c: string) => c.split(':').map(Number);
+  return [...new Set(list)].sort((a, b) => {
+    const [x, y] = [parts(a), parts(b)];
+    return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
+  });
+}
+
 /**
  * The sequence number of a community-list entry: the community's value + 1. A number that
  * follows the value lets frr-reload.py replace a changed value (same number, new value: its `no`

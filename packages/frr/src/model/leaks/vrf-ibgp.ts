@@ -45,7 +45,7 @@ export function vrfIbgpLeaks(intent: FrrIntent, policy: PolicyObjects): LeakStra
     const fromDefault = frrObjectNames.fromDefaultRouteMap(vrf.name);
     policy
       .for({ path: `vrfs[${index}]`, what: `the route-map of VRF ${vrf.name}'s routes to the default VRF` })
-      .entry(toDefault, 'permit', 10, { sets: [{ kind: 'large-community', value: tag, additive: true }] });
+      .entry(toDefault, 'permit', 10, { sets: [{ kind: 'large-community', values: [tag], additive: true }] });
     const owners = leakOwners(policy, vrf, index);
     const sources = importSources(vrf).flatMap((s) => {
       const at = indexOf.get(s.name);
