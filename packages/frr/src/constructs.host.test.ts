@@ -62,6 +62,13 @@ describe('underlay constructs against running daemons', () => {
       ],
     ],
     ['loop-guard', ['route-map fabrik-fabric-in permit 10\n set community 65000:999 additive\n']],
+    [
+      'graceful',
+      [
+        ' no bgp default ipv4-unicast\n bgp graceful-shutdown\n bgp graceful-restart restart-time 240\n' +
+          ' bgp graceful-restart\n bgp graceful-restart preserve-fw-state\n bgp bestpath as-path multipath-relax\n',
+      ],
+    ],
   ];
 
   it.each(cases)(

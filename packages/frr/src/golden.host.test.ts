@@ -77,6 +77,8 @@ it('finds the fixtures (an empty list would pass vacuously)', () => {
       'route-targets',
       'bfd-timers',
       'name-collisions',
+      'set-actions',
+      'graceful',
     ]),
   );
 });

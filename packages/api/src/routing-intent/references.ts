@@ -162,6 +162,16 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
       if (families.includes('ipv4') && !vrf.addressFamilies.includes('ipv4'))
         issue([...where, 'addressFamilies'], `IPv4 needs ipv4 in ${pathText([...path, 'addressFamilies'])}`);
       checkSession(p, where);
+      if (p.maxPrefixes === undefined && (p.maxPrefixesWarningOnly || p.maxPrefixesRestart !== undefined))
+        issue(
+          [...where, p.maxPrefixesWarningOnly ? 'maxPrefixesWarningOnly' : 'maxPrefixesRestart'],
+          'needs maxPrefixes',
+        );
+      if (p.maxPrefixesWarningOnly && p.maxPrefixesRestart !== undefined)
+        issue(
+          [...where, 'maxPrefixesRestart'],
+          'not together with maxPrefixesWarningOnly (a warning never closes the session)',
+        );
       if (p.import) checkFilter(p.import, [...where, 'import'], needsIpv6);
       if (p.export) checkFilter(p.export, [...where, 'export'], needsIpv6);
     });

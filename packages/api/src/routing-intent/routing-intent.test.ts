@@ -119,6 +119,34 @@ describe('parseFrrIntent', () => {
     ]);
   });
 
+  it('refuses maxPrefixes options without maxPrefixes or both at once', () => {
+    const peer = { address: '10.0.0.2', remoteAs: 65001 };
+    expect(
+      issuesOf({
+        ...base,
+        vrfs: [
+          {
+            name: 'a',
+            vni: 1,
+            bgpPeers: [
+              { ...peer, maxPrefixesRestart: 5 },
+              {
+                ...peer,
+                address: '10.0.0.3',
+                maxPrefixes: 10,
+                maxPrefixesRestart: 5,
+                maxPrefixesWarningOnly: true,
+              },
+            ],
+          },
+        ],
+      }),
+    ).toEqual([
+      'vrfs[0].bgpPeers[0].maxPrefixesRestart: needs maxPrefixes',
+      'vrfs[0].bgpPeers[1].maxPrefixesRestart: not together with maxPrefixesWarningOnly (a warning never closes the session)',
+    ]);
+  });
+
   it('rejects CIDRs with host bits, VNIs and VLANs out of range', () => {
     const issues = issuesOf({
       ...base,
@@ -239,6 +267,8 @@ describe('frrIntentJsonSchema', () => {
       'fabricLoopGuard',
       'underlay',
       'bfdProfiles',
+      'gracefulRestart',
+      'gracefulShutdown',
       'vrfs',
       'layer2s',
     ]);

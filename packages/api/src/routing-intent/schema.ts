@@ -345,6 +345,17 @@ export const BgpPeer = z
     listenRange: Network.optional().describe('accept sessions from any address of this network'),
     ...sessionFields,
     maxPrefixes: z.number().int().min(1).max(4_294_967_295).optional().describe('per address family'),
+    maxPrefixesWarningOnly: z
+      .boolean()
+      .default(false)
+      .describe('over maxPrefixes: only log a warning (default: close the session)'),
+    maxPrefixesRestart: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe('over maxPrefixes: open the session again after this many minutes'),
     addressFamilies: z
       .array(UnicastAddressFamily)
       .min(1)
@@ -434,6 +445,32 @@ export const FabricLoopGuard = z
     'routes learnt from the underlay are tagged with community on the way in and never sent back to the underlay (IPv4, IPv6, EVPN) nor advertised from a VRF',
   );
 
+export const GracefulRestart = z
+  .object({
+    preserveForwardingState: z
+      .boolean()
+      .default(false)
+      .describe('tell peers that forwarding survives a BGP restart (the routes stay in the kernel)'),
+    restartTime: z
+      .number()
+      .int()
+      .min(1)
+      .max(4095)
+      .optional()
+      .describe('seconds peers wait for this node to come back (default 120)'),
+    stalepathTime: z
+      .number()
+      .int()
+      .min(1)
+      .max(4095)
+      .optional()
+      .describe("seconds this node keeps a restarting peer's routes (default 360)"),
+  })
+  .strict()
+  .describe(
+    'BGP graceful restart (RFC 4724) in every BGP instance: peers keep the routes while bgpd restarts',
+  );
+
 export const FRR_TEMPLATE_SETS = ['netns', 'vrf-ibgp'] as const;
 export type FrrTemplateSet = (typeof FRR_TEMPLATE_SETS)[number];
 
@@ -451,6 +488,7 @@ export const CROSS_FIELD_RULES = [
   'bfd.profile names one of bfdProfiles; bfdProfiles names unique',
   'localAs only on eBGP sessions; localAs.asn differs from asn and remoteAs; localAs.replaceAs needs noPrepend',
   'ebgpMultihop not on an unnumbered (interface) neighbor',
+  'maxPrefixesWarningOnly and maxPrefixesRestart need maxPrefixes, and not both',
 ] as const;
 
 /** The intent's fields; {@link FrrIntentSchema} adds the rules between them. */
@@ -477,6 +515,13 @@ const FrrIntentFields = z
       .default({ neighbors: [], multipathRelax: false })
       .describe('the fabric: sessions to leaves, spines or route reflectors'),
     bfdProfiles: z.array(BfdProfile).default([]).describe("BFD profiles rendered into bfdd's configuration"),
+    gracefulRestart: GracefulRestart.optional(),
+    gracefulShutdown: z
+      .boolean()
+      .default(false)
+      .describe(
+        'drain the node before maintenance: every BGP instance sends its routes with the GRACEFUL_SHUTDOWN community (peers lower their LOCAL_PREF to 0) and sets LOCAL_PREF 0 on what it receives',
+      ),
     vrfs: z.array(VrfIntent).default([]).describe('L3 VRFs with their L3 VNI'),
     layer2s: z.array(Layer2Intent).default([]).describe('L2 networks (L2 VNIs)'),
   })

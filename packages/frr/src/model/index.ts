@@ -4,7 +4,7 @@ import { netnsLeaks } from './leaks/netns.js';
 import { vrfIbgpLeaks } from './leaks/vrf-ibgp.js';
 import { underlayRouteMaps } from './loop-guard.js';
 import { PolicyObjects } from './policy.js';
-import { compareText, HOSTNAME } from './printing.js';
+import { compareText, gracefulLines, HOSTNAME } from './printing.js';
 import { BfdProfiles, underlayNeighbor } from './sessions.js';
 import { FRR_MODEL_VERSION, type FrrModel, type FrrModelOptions } from './types.js';
 import { l2VniBlocks, localVrf, vrfModel } from './vrfs.js';
@@ -80,6 +80,7 @@ export function toFrrModel(intent: FrrIntent, options: FrrModelOptions = {}): Fr
     routerId: intent.routerId,
     vtepPrefix: `${intent.vtepIp}/32`,
     multipathRelax: intent.underlay.multipathRelax,
+    instanceLines: gracefulLines(intent),
     neighbors,
     underlayIpv6: neighbors.some((n) => n.ipv6 !== null),
     l2RouteTargets: l2VniBlocks(intent.asn, intent.layer2s),

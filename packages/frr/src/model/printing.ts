@@ -1,4 +1,4 @@
-import { canonicalIp } from '@fabrik/api';
+import { canonicalIp, type FrrIntent } from '@fabrik/api';
 
 // How FRR prints what fabrik renders. frr-reload.py and the reload's own comparison match the
 // rendered text against `show running-config` line by line, so every value is written the way
@@ -58,6 +58,27 @@ export function allowAsInClause(allowAsIn: number | 'origin' | undefined): strin
 
 /** bfdd's defaults, which FRR leaves out of its running configuration. */
 export const BFD_DEFAULTS = { minRx: 300, minTx: 300, multiplier: 3 } as const;
+
+/** FRR's graceful restart timers, which it leaves out of its running configuration. */
+const GRACEFUL_RESTART_DEFAULTS = { restartTime: 120, stalepathTime: 360 } as const;
+
+/**
+ * The graceful restart and shutdown lines of every `router bgp`, in the order FRR prints them
+ * (after `no bgp default ipv4-unicast`); timers equal to FRR's defaults are left out, as FRR does.
+ */
+export function gracefulLines(intent: Pick<FrrIntent, 'gracefulRestart' | 'gracefulShutdown'>): string[] {
+  const lines: string[] = [];
+  if (intent.gracefulShutdown) lines.push('bgp graceful-shutdown');
+  const gr = intent.gracefulRestart;
+  if (gr === undefined) return lines;
+  if (gr.stalepathTime !== undefined && gr.stalepathTime !== GRACEFUL_RESTART_DEFAULTS.stalepathTime)
+    lines.push(`bgp graceful-restart stalepath-time ${gr.stalepathTime}`);
+  if (gr.restartTime !== undefined && gr.restartTime !== GRACEFUL_RESTART_DEFAULTS.restartTime)
+    lines.push(`bgp graceful-restart restart-time ${gr.restartTime}`);
+  lines.push('bgp graceful-restart');
+  if (gr.preserveForwardingState) lines.push('bgp graceful-restart preserve-fw-state');
+  return lines;
+}
 
 /** A BFD value as FRR prints it: null (left out) when it is bfdd's default. */
 export const unlessBfdDefault = (value: number | undefined, fallback: number): number | null =>

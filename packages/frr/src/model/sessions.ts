@@ -110,6 +110,7 @@ export function underlayNeighbor(
     id,
     allowAsIn: allowAsInClause(n.allowAsIn),
     maxPrefixes: null,
+    maxPrefixesOption: null,
     routeMapIn: routeMaps.in,
     routeMapOut: outMap,
   });
@@ -151,6 +152,11 @@ export function vrfPeer(
     id,
     allowAsIn: allowAsInClause(p.allowAsIn),
     maxPrefixes: p.maxPrefixes ?? null,
+    maxPrefixesOption: p.maxPrefixesWarningOnly
+      ? 'warning-only'
+      : p.maxPrefixesRestart !== undefined
+        ? `restart ${p.maxPrefixesRestart}`
+        : null,
     routeMapIn,
     routeMapOut,
   });

@@ -17,6 +17,8 @@ export interface FrrNeighborAfModel {
   /** `allowas-in`, `allowas-in 5` or `allowas-in origin`. */
   readonly allowAsIn: string | null;
   readonly maxPrefixes: number | null;
+  /** What follows `maximum-prefix N`: `restart M`, `warning-only`, or null (close the session). */
+  readonly maxPrefixesOption: string | null;
   readonly routeMapIn: string | null;
   readonly routeMapOut: string | null;
 }
@@ -89,6 +91,8 @@ export interface FrrVrfIpv6Model {
 
 export interface FrrVrfModel {
   readonly name: string;
+  /** Graceful restart and shutdown lines of the instance (as {@link FrrModel.instanceLines}). */
+  readonly instanceLines: readonly string[];
   readonly asn: number;
   /** The node's router ID; in vrf-ibgp the VRF's own ({@link vrfIbgpRouterId}). */
   readonly routerId: string;
@@ -202,6 +206,8 @@ export interface FrrModel {
   /** `vtepIp/32`, announced into the underlay. */
   readonly vtepPrefix: string;
   readonly multipathRelax: boolean;
+  /** Graceful restart and shutdown lines of every `router bgp`, in FRR's order. */
+  readonly instanceLines: readonly string[];
   /** Underlay neighbors, sorted by id. */
   readonly neighbors: readonly FrrNeighborModel[];
   /** Some underlay neighbor carries ipv6 unicast. */

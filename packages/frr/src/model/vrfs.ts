@@ -4,7 +4,7 @@ import type { LeakStrategy } from './leaks/leak-strategy.js';
 import { TAGGED_BY_GUARD } from './loop-guard.js';
 import { frrObjectNames } from './names.js';
 import type { PolicyObjects } from './policy.js';
-import { compareText, l2RouteTargetsToPrint, uniqueSorted } from './printing.js';
+import { compareText, gracefulLines, l2RouteTargetsToPrint, uniqueSorted } from './printing.js';
 import { vrfPeer, type BfdProfiles } from './sessions.js';
 import type { FrrRouteTargetModel, FrrStaticRouteModel, FrrVrfModel } from './types.js';
 
@@ -36,6 +36,7 @@ export function vrfModel(vrf: FrrVrfIntent, index: number, ctx: VrfContext): Frr
   const ipv6Content = leaks || v6Aggregates.length > 0 || peers.some((p) => p.ipv6 !== null);
   return {
     name: vrf.name,
+    instanceLines: gracefulLines(ctx.intent),
     asn: ctx.intent.asn,
     ...ctx.leaks.identity(vrf),
     vni: vrf.vni,
@@ -64,6 +65,7 @@ export function vrfModel(vrf: FrrVrfIntent, index: number, ctx: VrfContext): Frr
 export function localVrf(intent: FrrIntent): FrrVrfModel {
   return {
     name: intent.hbrVrf,
+    instanceLines: gracefulLines(intent),
     asn: intent.asn,
     routerId: intent.routerId,
     rd: null,
