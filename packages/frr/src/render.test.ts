@@ -128,6 +128,17 @@ describe('toFrrModel', () => {
       'vrfs[2].addressFamilies',
     ]);
   });
+  it("leaves out an L2 route-target equal to FRR's automatic one, for 4-byte ASNs the low 2 bytes of the ASN", () => {
+    const model = (asn: number, routeTarget: string) =>
+      toFrrModel(
+        parseFrrIntent({ ...intent, asn, vrfs: [], layer2s: [{ vni: 2100, vlan: 100, routeTarget }] }),
+      ).l2RouteTargets;
+    expect(model(4_200_000_001, '59905:2100')).toEqual([]);
+    expect(model(65000, '65000:2100')).toEqual([]);
+    expect(model(4_200_000_001, '4200000001:2100')).toMatchObject([
+      { vni: 2100, routeTarget: '4200000001:2100' },
+    ]);
+  });
   it('rejects an invalid hostname', () => {
     expect(() => renderFrrConfig(intent, { hostname: 'bad host' })).toThrow(
       /hostname: must be a valid host name/,

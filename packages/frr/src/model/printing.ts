@@ -86,11 +86,12 @@ export const unlessBfdDefault = (value: number | undefined, fallback: number): n
 
 /**
  * The L2 route-targets a `vni N` block must print: FRR omits one equal to its automatic
- * route-target (ASN:VNI, for 2-byte ASNs) from the running configuration, so rendering it would
- * make every reload report a change.
+ * route-target from the running configuration, so rendering it would make every reload report a
+ * change. The automatic one is `ASN:VNI` with the low 2 bytes of the ASN (4200000001 -> 59905:VNI;
+ * FRR 8.4 shows an explicit `59905:2100` as nothing at all).
  */
 export function l2RouteTargetsToPrint(asn: number, vni: number, list: readonly string[]): string[] {
-  const auto = asn <= 0xffff ? `${asn}:${vni}` : null;
+  const auto = `${asn % 0x10000}:${vni}`;
   return uniqueSorted(list).filter((rt) => rt !== auto);
 }
 
