@@ -161,6 +161,7 @@ export {
   BfdProfile,
   BfdTimers,
   BgpPassword,
+  BgpAsn,
   Community,
   FrrVrfName,
   NeighborInterface,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runningConfigFile } from './config-text.js';
+import { runningConfigFile } from '../config-text.js';
 import { parseVtyshJson, vtysh, vtyshCommands, type FrrTarget } from './vtysh.js';
 
 /** One BGP session as `show bgp vrf all summary json` reports it. */

@@ -3,10 +3,11 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diffConfigLines } from './config-text.js';
-import type { FrrIntentInput } from './intent.js';
-import { FrrReloadError, releaseL3Vnis, reloadFrr } from './reload.js';
-import { renderFrrConfig } from './render.js';
+import { diffConfigLines } from '../config-text.js';
+import type { FrrIntentInput } from '../intent.js';
+import { FrrReloadError } from './reload-errors.js';
+import { releaseL3Vnis, reloadFrr } from './reload.js';
+import { renderFrrConfig } from '../render.js';
 import { readFrrStatus } from './status.js';
 import { showRunningConfig } from './vtysh.js';
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isCommandError, runCommand } from '@fabrik/netcore';
-import { redactConfigText } from './intent.js';
+import { redactConfigText } from '../intent.js';
 
 /** One line FRR rejected. */
 export interface FrrCheckProblem {

@@ -1,5 +1,5 @@
 import { runCommand, runInNetns, validateNetnsName, type RunResult } from '@fabrik/netcore';
-import { runningConfigFile } from './config-text.js';
+import { runningConfigFile } from '../config-text.js';
 
 /** Where FRR runs: its pathspace (`-N NAME`) and, optionally, the netns to run tools in. */
 export interface FrrTarget {

@@ -2,8 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isCommandError } from '@fabrik/netcore';
-import { frrMessage, parseReloadTest, type FrrConfigChange } from './config-text.js';
-import { FRR_RELOAD_SCRIPT, FrrReloadError, runningAsApplied } from './reload.js';
+import { frrMessage, parseReloadTest, type FrrConfigChange } from '../config-text.js';
+import { runningAsApplied } from './pathspace-files.js';
+import { FrrReloadError } from './reload-errors.js';
+import { FRR_RELOAD_SCRIPT } from './reload.js';
 import { runFrrTool, type FrrTarget } from './vtysh.js';
 
 /**

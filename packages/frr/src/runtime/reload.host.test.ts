@@ -6,10 +6,11 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FrrIntentInput } from './intent.js';
-import { diffConfigLines } from './config-text.js';
-import { FrrReloadError, reloadFrr } from './reload.js';
-import { renderFrrConfig } from './render.js';
+import type { FrrIntentInput } from '../intent.js';
+import { diffConfigLines } from '../config-text.js';
+import { FrrReloadError } from './reload-errors.js';
+import { reloadFrr } from './reload.js';
+import { renderFrrConfig } from '../render.js';
 import { readFrrStatus, readVrfVnis } from './status.js';
 import { showRunningConfig, vtysh, vtyshCommands } from './vtysh.js';
 
@@ -254,7 +255,7 @@ describe('reloadFrr (host kernel)', () => {
       '--conditions=@fabrik/source',
       '--import',
       'tsx',
-      fileURLToPath(new URL('./__fixtures__/hold-reload-lock.ts', import.meta.url)),
+      fileURLToPath(new URL('../__fixtures__/hold-reload-lock.ts', import.meta.url)),
       ns.name,
     ]);
     try {

@@ -1,7 +1,7 @@
-import { chmod, chown, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { createHash, randomBytes } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { FabrikError, errorGuard, isCommandError, validateNetnsName, withFileLock } from '@fabrik/netcore';
+import { isCommandError, validateNetnsName } from '@fabrik/netcore';
 import {
   diffConfigLines,
   droppedL3Vnis,
@@ -13,8 +13,24 @@ import {
   runningConfigFile,
   withVrfBlocksOf,
   type FrrConfigChange,
-} from './config-text.js';
-import { parseShowVrfVni } from './status.js';
+} from '../config-text.js';
+import {
+  configDirOf,
+  forgetApplied,
+  recordApplied,
+  removeStaleReloadFiles,
+  runningAsApplied,
+  withFrrReloadLock,
+  writeFileAtomic,
+} from './pathspace-files.js';
+import {
+  checkVniMapping,
+  FrrReloadError,
+  FrrVniMappingError,
+  isFrrReloadError,
+  type FrrReloadStage,
+} from './reload-errors.js';
+import { vtyshApplyCommands } from './reload-plan.js';
 import { parseVtyshJson, runFrrTool, showRunningConfig, vtyshCommands, type FrrTarget } from './vtysh.js';
 
 export const FRR_RELOAD_SCRIPT = '/usr/lib/frr/frr-reload.py';
@@ -52,66 +68,6 @@ export interface FrrReloadResult {
    */
   readonly running: string;
 }
-
-export type FrrReloadStage = 'test' | 'reload';
-
-/**
- * frr-reload.py failed; `frrMessage` is FRR's own output (passwords redacted). When restoring the
- * previous configuration failed as well, `restoreError` says why, and `errors` holds both
- * failures (as an AggregateError would).
- */
-export class FrrReloadError extends FabrikError<'FRR_RELOAD_FAILED'> {
-  override readonly name = 'FrrReloadError';
-  /** When the restore failed too: the failure of the reload itself and that of the restore; else empty. */
-  readonly errors: readonly Error[];
-  constructor(
-    readonly stage: FrrReloadStage,
-    readonly frrMessage: string,
-    /** The configuration that was running before was reloaded again (after a partial apply). */
-    readonly restored: boolean,
-    /** Why restoring the previous configuration failed, when it was tried and failed. */
-    readonly restoreError?: Error,
-  ) {
-    const failed = `frr-reload.py --${stage} failed${restored ? ' (previous configuration restored)' : ''}: ${frrMessage}`;
-    super(
-      'FRR_RELOAD_FAILED',
-      restoreError === undefined
-        ? failed
-        : `${failed}; restoring the previous configuration failed too: ${restoreError.message}`,
-    );
-    // No cycle (this error inside its own errors): loggers walk `errors` as AggregateError's.
-    this.errors =
-      restoreError === undefined ? [] : [new FrrReloadError(stage, frrMessage, false), restoreError];
-  }
-}
-
-export const isFrrReloadError = errorGuard(FrrReloadError);
-
-export interface FrrVniMismatch {
-  readonly vrf: string;
-  readonly vni: number;
-  /** What zebra maps the VNI to instead (`default`, another VRF), or null when it has no mapping. */
-  readonly actualVrf: string | null;
-}
-
-/**
- * The reload succeeded, but zebra does not map every L3 VNI to its VRF (frr-reload.py can
- * partially apply `vrf` blocks and leave the L3 VNI on the default VRF).
- */
-export class FrrVniMappingError extends FabrikError<'FRR_VNI_MAPPING'> {
-  override readonly name = 'FrrVniMappingError';
-  constructor(
-    readonly mismatches: readonly FrrVniMismatch[],
-    readonly result: FrrReloadResult,
-  ) {
-    super(
-      'FRR_VNI_MAPPING',
-      `after the reload zebra maps L3 VNIs wrongly: ${mismatches.map((m) => `VNI ${m.vni} -> ${m.actualVrf ?? 'nothing'} (want ${m.vrf})`).join(', ')}`,
-    );
-  }
-}
-
-export const isFrrVniMappingError = errorGuard(FrrVniMappingError);
 
 /**
  * Applies a configuration to running FRR daemons: writes it atomically, finds what would change
@@ -155,83 +111,6 @@ export async function reloadFrr(options: ReloadFrrOptions): Promise<FrrReloadRes
 
 const reloadQueue = new Map<string, Promise<void>>();
 
-/** The configuration directory of a pathspace: where frr.conf and a reload's temporary files live. */
-const configDirOf = (target: FrrTarget & { readonly configDir?: string }): string =>
-  target.configDir ?? join('/etc/frr', validateNetnsName(target.pathspace));
-
-/** The run directory of a pathspace: where the reload lock and the last-applied record live. */
-const runDirOf = (target: FrrTarget & { readonly runDir?: string }): string =>
-  target.runDir ?? join('/run/frr', validateNetnsName(target.pathspace));
-
-/**
- * Runs `fn` holding the reload lock of the pathspace (`flock` on RUNDIR/fabrik-reload.lock, the
- * one {@link reloadFrr} takes): for tools that change FRR's configuration by other means and must
- * not interleave with a reload. Released however `fn` ends, and by the kernel if this process dies.
- */
-export function withFrrReloadLock<T>(
-  target: FrrTarget & { readonly runDir?: string; readonly lockTimeoutMs?: number },
-  fn: () => Promise<T>,
-): Promise<T> {
-  return withFileLock(
-    join(runDirOf(target), 'fabrik-reload.lock'),
-    target.lockTimeoutMs === undefined ? {} : { timeoutMs: target.lockTimeoutMs },
-    fn,
-  );
-}
-
-/** What the last successful reload of a pathspace applied, as hashes (no secrets on disk twice). */
-interface LastApplied {
-  /** SHA-256 of the configuration text given to reloadFrr. */
-  readonly config: string;
-  /** SHA-256 of `show running-config` right after it was applied. */
-  readonly running: string;
-}
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
-const lastAppliedFile = (target: FrrTarget & { readonly runDir?: string }): string =>
-  join(runDirOf(target), 'fabrik-last-applied.json');
-
-/**
- * FRR's running configuration when it is the one {@link reloadFrr} left after applying `config`
- * (the pathspace's last-applied record: both hashes match); undefined otherwise. Then FRR runs
- * `config` and frr-reload.py would change nothing: one `show running-config`, no frr-reload.py.
- */
-export async function runningAsApplied(
-  target: FrrTarget & { readonly runDir?: string },
-  config: string,
-): Promise<string | undefined> {
-  const last = await readLastApplied(lastAppliedFile(target));
-  if (last?.config !== sha256(config)) return undefined;
-  const running = await showRunningConfig(target);
-  return last.running === sha256(running) ? running : undefined;
-}
-
-async function readLastApplied(file: string): Promise<LastApplied | undefined> {
-  try {
-    const v = JSON.parse(await readFile(file, 'utf8')) as Partial<LastApplied>;
-    return typeof v.config === 'string' && typeof v.running === 'string'
-      ? { config: v.config, running: v.running }
-      : undefined;
-  } catch {
-    return undefined; // missing or unreadable: no record, reload in full
-  }
-}
-
-/** What a reload writes beside frr.conf for a moment: its passes' files and writeFileAtomic's temporary files. */
-const RELOAD_TEMP_FILE = /^\.(fabrik-(vnis|vrfs|restore|apply)-[0-9a-f]{8}\.conf|[0-9a-f]{12}\.tmp)$/;
-
-/**
- * Removes the temporary files of a reload that was killed (SIGKILL skips its cleanup). Called
- * holding the pathspace's reload lock, so no other reload is writing them.
- */
-async function removeStaleReloadFiles(configDir: string): Promise<void> {
-  const names = await readdir(configDir).catch(() => [] as string[]);
-  await Promise.all(
-    names.filter((n) => RELOAD_TEMP_FILE.test(n)).map((n) => rm(join(configDir, n), { force: true })),
-  );
-}
-
 async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const configDir = configDirOf(options);
   const file = options.file ?? join(configDir, 'frr.conf');
@@ -240,7 +119,6 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   await removeStaleReloadFiles(configDir);
   if (options.config !== undefined) await writeFileAtomic(file, options.config);
   const config = options.config ?? (await readFile(file, 'utf8'));
-  const recordFile = lastAppliedFile(options);
   const runningBefore = await runningAsApplied(options, config);
   const unchanged = runningBefore !== undefined;
 
@@ -252,7 +130,7 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
     result = { file, changed: false, skipped: true, added: [], removed: [] };
   } else {
     // Until this reload has succeeded, nothing is known to be applied.
-    await rm(recordFile, { force: true });
+    await forgetApplied(options);
     previous = await showRunningConfig(options);
     const { changes, commands } = await changesToApply(options, file, previous, config);
     const changed = changes.added.length + changes.removed.length > 0;
@@ -287,12 +165,11 @@ async function reloadNow(options: ReloadFrrOptions): Promise<FrrReloadResult> {
   const running = runningBefore ?? runningConfigFile(runningNow);
   const mismatches = checkVniMapping(expectedL3Vnis(config), parseVtyshJson(vrfVni));
   if (mismatches.length > 0) {
-    await rm(recordFile, { force: true });
+    await forgetApplied(options);
     throw new FrrVniMappingError(mismatches, { ...result, running });
   }
   if (unchanged) return { ...result, running };
-  const record: LastApplied = { config: sha256(config), running: sha256(running) };
-  await writeFileAtomic(recordFile, `${JSON.stringify(record)}\n`);
+  await recordApplied(options, config, running);
   return { ...result, running };
 }
 
@@ -506,79 +383,4 @@ async function restore(target: FrrTarget, configDir: string, previous: string): 
   } finally {
     await rm(file, { force: true });
   }
-}
-
-/** Compares the wanted L3 VNIs with `show vrf vni json` (as printed, decoded by {@link parseShowVrfVni}). */
-export function checkVniMapping(
-  expected: readonly { vrf: string; vni: number }[],
-  showVrfVni: unknown,
-): FrrVniMismatch[] {
-  const actual = new Map(parseShowVrfVni(showVrfVni).map((r) => [r.vni, r.vrf]));
-  return expected
-    .filter((e) => actual.get(e.vni) !== e.vrf)
-    .map((e) => ({ ...e, actualVrf: actual.get(e.vni) ?? null }));
-}
-
-/** Writes through a temporary file and rename; keeps the owner and mode of an existing file (0600 otherwise). */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const tmp = join(dirname(file), `.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await writeFile(tmp, text, { mode: 0o600 });
-    const existing = await stat(file).catch(() => null);
-    if (existing) {
-      await chown(tmp, existing.uid, existing.gid);
-      await chmod(tmp, existing.mode & 0o7777);
-    }
-    await rename(tmp, file);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
-}
-
-/**
- * Whether a reload whose changes are `changes` (from frr-reload.py --test or {@link diffConfigLines})
- * can skip frr-reload.py --reload: the whole file through one `vtysh -f` (as FRR loads it at start)
- * adds what it adds, and the commands this returns, in the same pass, remove what it removes;
- * `undefined` when the reload needs frr-reload.py. Pure. The removals made here:
- *
- * - zebra shows `no ip forwarding` (`no ipv6 forwarding`) while the kernel does not forward, and a
- *   configuration without that line wants FRR's default, forwarding: frr-reload.py removes the line
- *   with the command `ip forwarding`, which is what this returns for it. A fresh FRR in a new
- *   namespace shows both (a namespace starts with forwarding off), and its first reload, which
- *   otherwise only adds, stays one `vtysh -f` instead of three frr-reload.py runs (about 20 s in
- *   the lab).
- * - a whole `vni N` block of BGP's `address-family l2vpn evpn` (a Layer2Network gone): `no vni N`
- *   in that address family, as frr-reload.py removes a context. Any other removal, a line of a
- *   `vni` block that stays included, is frr-reload.py's.
- *
- * frr-reload.py lists some removals as `no ...` lines to add (a prefix-list entry added by hand,
- * for one): applying the file would not remove them, so such a line needs frr-reload.py too. A `no`
- * line inside a block that `running` does not have (`no bgp default ipv4-unicast` of a new
- * `router bgp`) is part of what is added.
- */
-export function vtyshApplyCommands(
-  changes: { added: readonly FrrConfigChange[]; removed: readonly FrrConfigChange[] },
-  running: string,
-): string[] | undefined {
-  const forwarding = /^no (ip|ipv6) forwarding$/;
-  const isEvpnFamily = (context: readonly string[]) =>
-    context.length >= 2 && /^router bgp \d+$/.test(context[0]!) && context[1] === 'address-family l2vpn evpn';
-  const removedVniBlocks = changes.removed.filter(
-    (c) => c.context.length === 2 && isEvpnFamily(c.context) && /^vni \d+$/.test(c.line),
-  );
-  const removedBlockKeys = new Set(removedVniBlocks.map((c) => [...c.context, c.line].join('\n')));
-  const commands: string[] = [];
-  for (const c of changes.removed) {
-    if (c.context.length === 0 && forwarding.test(c.line)) commands.push(c.line.slice('no '.length));
-    else if (removedVniBlocks.includes(c)) {
-      const [router, family] = c.context as [string, string];
-      commands.push(router, family, `no ${c.line}`, 'exit-address-family', 'exit');
-    } else if (!(c.context.length > 2 && removedBlockKeys.has(c.context.slice(0, 3).join('\n'))))
-      return undefined;
-  }
-  const runningLines = new Set(running.split('\n').map((l) => l.trimEnd()));
-  const inNewBlock = (c: FrrConfigChange) => c.context[0] !== undefined && !runningLines.has(c.context[0]);
-  return changes.added.some((c) => /^no\s/.test(c.line.trim()) && !inNewBlock(c)) ? undefined : commands;
 }

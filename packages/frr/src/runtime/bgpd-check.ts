@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isCommandError, runCommand } from '@fabrik/netcore';
 import type { FrrCheckProblem, FrrCheckResult } from './check.js';
-import { redactConfigText } from './intent.js';
+import { redactConfigText } from '../intent.js';
 
 // `vtysh -C` checks grammar only: `aggregate-address 10.0.0.1/32`, a peer-group nobody defined or
 // `import vrf route-map` without a name all pass it. bgpd's own dry run (`bgpd -C`) runs the real

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { expectedL3Vnis } from './config-text.js';
-import { FrrReloadError, vtyshApplyCommands, checkVniMapping, reloadFrr } from './reload.js';
+import { expectedL3Vnis } from '../config-text.js';
+import { checkVniMapping, FrrReloadError } from './reload-errors.js';
+import { vtyshApplyCommands } from './reload-plan.js';
+import { reloadFrr } from './reload.js';
 
 describe('L3 VNI verification', () => {
   const config =

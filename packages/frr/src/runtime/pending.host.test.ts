@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pendingFrrChanges } from './pending.js';
-import { FrrReloadError, reloadFrr } from './reload.js';
-import { renderFrrConfig } from './render.js';
+import { FrrReloadError } from './reload-errors.js';
+import { reloadFrr } from './reload.js';
+import { renderFrrConfig } from '../render.js';
 import { showRunningConfig } from './vtysh.js';
 
 let ns: TempNetns;
