@@ -7,7 +7,7 @@ import { LabReport } from './report.js';
 const report = new LabReport(undefined, labCpuByGroup);
 await report.startCpu();
 process.stdout.write(
-  'fabrik lab: a cluster of two nodes — intent applied with kubectl, agent-host and agent-netns per node, Pods through libcni, EVPN over VXLAN\n' +
+  'fabrik lab: a cluster of two nodes — intent applied with kubectl, agent-host and agent-netns per node, Pods through libcni and Multus, EVPN over VXLAN\n' +
     `lab kernel: UML ${process.env['FABRIK_LAB_KERNEL'] ?? 'unknown'}\n\n`,
 );
 await runClusterLab(report);

@@ -57,6 +57,7 @@ fi
 # The real control plane (kube-apiserver, kubectl, etcd) from the modules pinned in tools/k8s: built
 # once per pinned set (several minutes the first time), kept outside node_modules.
 bash tools/ci/ensure-k8s.sh
+bash tools/ci/ensure-multus.sh
 
 # libcni's cnitool (a real CNI runtime) for the CNI tests, built once from Debian's libcni.
 cnitool=node_modules/.cache/fabrik/cnitool

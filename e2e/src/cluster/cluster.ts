@@ -15,6 +15,7 @@ import {
 import { netnsDel } from '@fabrik/netcore';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { expectNode, type AppliedObjects } from './explain.js';
+import { MULTUS_RBAC } from './multus.js';
 import { startNode, type NodeRuntime } from './node.js';
 import type { LabPod } from './pods.js';
 import { clusterNodes, clusterTopology, type ClusterNode } from './topology.js';
@@ -141,16 +142,20 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
       (await plane.kubectl('version')).trim().split('\n').join('; '),
     );
     const control = cp;
-    await phase('kubectl apply -k deploy/overlays/lab: fabrik (CRDs, RBAC, ServiceAccounts)', async () => {
-      const out = await control.kubectl('apply', ...FABRIK_MANIFEST);
-      for (const n of nodes)
-        await control.kube.create(API_PATHS.nodes, {
-          apiVersion: 'v1',
-          kind: 'Node',
-          metadata: { name: n.name, labels: { 'kubernetes.io/hostname': n.name } },
-        });
-      return `${appliedCount(out)} objects; Nodes ${nodes.map((n) => n.name).join(', ')} registered`;
-    });
+    await phase(
+      "kubectl apply -k deploy/overlays/lab: fabrik (CRDs, RBAC, ServiceAccounts); Multus's RBAC",
+      async () => {
+        const out = await control.kubectl('apply', ...FABRIK_MANIFEST);
+        for (const { path, object } of MULTUS_RBAC) await control.kube.create(path, object);
+        for (const n of nodes)
+          await control.kube.create(API_PATHS.nodes, {
+            apiVersion: 'v1',
+            kind: 'Node',
+            metadata: { name: n.name, labels: { 'kubernetes.io/hostname': n.name } },
+          });
+        return `${appliedCount(out)} objects; Multus's ServiceAccount and RBAC; Nodes ${nodes.map((n) => n.name).join(', ')} registered`;
+      },
+    );
     await phase(
       'nodes: FRR + agent-netns in each HBR netns, Open vSwitch + agent-host in each host netns; meanwhile kubectl apply of the lab intent (VRF, Layer2Networks, IPPools, NADs)',
       async () => {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { bridgeName, vxlanName } from '@fabrik/agent-netns';
 import { linkKey, ovsRowKey, type NodeExpectation } from '@fabrik/lab';
+import { DEFAULT_NETWORK, MULTUS_IFNAME, MULTUS_NETWORK } from './multus.js';
 import type { NodePaths } from './node.js';
 import type { LabPod } from './pods.js';
 import { HBR_VRF, OVS_BRIDGE, TRUNK_HBR_IF, TRUNK_HOST_IF, type ClusterNode } from './topology.js';
@@ -9,7 +10,8 @@ import { HBR_VRF, OVS_BRIDGE, TRUNK_HBR_IF, TRUNK_HOST_IF, type ClusterNode } fr
 // VNIs and cache files that should be there, derived from the VRFs and Layer2Networks the node
 // applies and the Pods it runs. Names follow the agents' conventions (agent-netns: a VRF device
 // per VRF, br<vni> + vx<vni> per VNI, tr.<vlan>; agent-host: the bridge, its trunk uplink and an
-// internal port tr.<vlan> per network; fabrik-ovs: the Pod's host veth, one record per attachment).
+// internal port tr.<vlan> per network; fabrik-ovs: the Pod's host veth, one record per attachment;
+// libcni and Multus: a cached result per network they ran, Multus's record of each Pod's delegates).
 
 /** The VRF and Layer2Network objects a node applies (valid ones, selected for the node). */
 export interface AppliedObjects {
@@ -34,7 +36,7 @@ export const cniRecordFile = (cniCache: string, network: string, containerId: st
 
 export function expectNode(
   node: ClusterNode,
-  paths: Pick<NodePaths, 'cniCache' | 'libcniCache'>,
+  paths: Pick<NodePaths, 'cniCache' | 'libcniCache' | 'multusCache'>,
   objects: AppliedObjects,
   pods: readonly LabPod[],
 ): NodeExpectation {
@@ -60,13 +62,18 @@ export function expectNode(
     hbrLink(`${TRUNK_HBR_IF}.${l2.spec.vlan}`);
     ovsRows.set(ovsRowKey('Port', `${TRUNK_HBR_IF}.${l2.spec.vlan}`), OWNERS.host);
   }
-  for (const pod of pods.filter((p) => p.node.id === node.id))
+  for (const pod of pods.filter((p) => p.node.id === node.id)) {
+    // The runtime's result of Multus; Multus's record of the Pod's delegates and their results.
+    files.add(libcniResultFile(paths.libcniCache, MULTUS_NETWORK, pod.containerId, MULTUS_IFNAME));
+    files.add(join(paths.multusCache, pod.containerId));
+    files.add(libcniResultFile(paths.multusCache, DEFAULT_NETWORK, pod.containerId, MULTUS_IFNAME));
     for (const a of pod.attachments) {
       links.set(linkKey(node.host, a.hostIfname), OWNERS.cni);
       ovsRows.set(ovsRowKey('Port', a.hostIfname), OWNERS.cni);
       files.add(cniRecordFile(paths.cniCache, a.network, a.containerId, a.ifname));
-      files.add(libcniResultFile(paths.libcniCache, a.network, a.containerId, a.ifname));
+      files.add(libcniResultFile(paths.multusCache, a.network, a.containerId, a.ifname));
     }
+  }
   const vrfNames = new Set(objects.vrfs.map((v) => v.metadata.name));
   const vnis = new Set(objects.vrfs.map((v) => v.spec.vni));
   const optionalVnis = new Set(objects.layer2s.map((l) => l.spec.vni));

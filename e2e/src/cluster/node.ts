@@ -5,6 +5,7 @@ import { runInNetns } from '@fabrik/netcore';
 import { startFrr, startOvs, type FrrInstance, type OvsInstance } from '@fabrik/testkit';
 import type { ControlPlane } from './control-plane.js';
 import { REPO } from './control-plane.js';
+import { MULTUS_BIN_DIR, MULTUS_CONF_FILE, MULTUS_SERVICE_ACCOUNT, multusConfig } from './multus.js';
 import { PodRuntime, type NodeCni } from './pods.js';
 import { supervise, type Supervised } from './processes.js';
 import { ASN, HBR_VRF, OVS_BRIDGE, TRUNK_HBR_IF, TRUNK_HOST_IF, type ClusterNode } from './topology.js';
@@ -13,7 +14,8 @@ import { ASN, HBR_VRF, OVS_BRIDGE, TRUNK_HBR_IF, TRUNK_HOST_IF, type ClusterNode
 // pod: no API credentials, intent and status through the relay directory), Open vSwitch and
 // agent-host in the node's host netns (its own ServiceAccount token), and the CNI setup the
 // fabrik-cni installer writes (node settings, fabrik-ipam's kubeconfig from the fabrik-cni
-// ServiceAccount). Agents run as processes under a supervisor that restarts them like a kubelet.
+// ServiceAccount) beside Multus's config (its own ServiceAccount's kubeconfig). Agents run as
+// processes under a supervisor that restarts them like a kubelet.
 
 export const FABRIK_NAMESPACE = 'fabrik-system';
 export const AGENT_BINS = {
@@ -21,7 +23,12 @@ export const AGENT_BINS = {
   host: join(REPO, 'apps/agent-host/bin/fabrik-agent-host.mjs'),
 } as const;
 export type AgentKind = keyof typeof AGENT_BINS;
-const CNI_PLUGIN_DIRS = [join(REPO, 'apps/cni-ovs/dist'), join(REPO, 'apps/ipam/dist'), '/usr/lib/cni'];
+const CNI_PLUGIN_DIRS = [
+  MULTUS_BIN_DIR,
+  join(REPO, 'apps/cni-ovs/dist'),
+  join(REPO, 'apps/ipam/dist'),
+  '/usr/lib/cni',
+];
 export const CNITOOL = join(REPO, 'node_modules/.cache/fabrik/cnitool');
 /** FRR runs with the lab kernel's hostname; agent-netns renders it from its own UTS namespace. */
 const FRR_BOOT_CONFIG = 'frr defaults datacenter\n!\n';
@@ -54,8 +61,14 @@ export interface NodePaths {
   readonly cniCache: string;
   /** libcni's result cache (cnitool). */
   readonly libcniCache: string;
+  /** Multus's cache (its `cniDir`), inside libcni's as on a node (/var/lib/cni/multus). */
+  readonly multusCache: string;
+  /** Multus's log file. */
+  readonly multusLog: string;
   readonly cniSettings: string;
   readonly confDir: string;
+  /** The NADs' configs for the CHECK of each attachment. */
+  readonly delegateConfDir: string;
   /** agent-host's CNI socket (the fast path: fabrik-ovs hands its verbs to agent-host there). */
   readonly cniSocket: string;
 }
@@ -83,8 +96,11 @@ function nodePaths(dir: string): NodePaths {
     hostState: join(dir, 'state', 'agent-host'),
     cniCache: join(dir, 'cni', 'fabrik-ovs'),
     libcniCache: join(dir, 'cni', 'libcni'),
+    multusCache: join(dir, 'cni', 'libcni', 'multus'),
+    multusLog: join(dir, 'multus.log'),
     cniSettings: join(dir, 'net.d', 'fabrik.d', 'config.yaml'),
     confDir: join(dir, 'net.d'),
+    delegateConfDir: join(dir, 'net.d', 'delegates'),
     cniSocket: join(dir, 'cni', 'agent-host.sock'),
   };
 }
@@ -169,6 +185,15 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
         ipam: { kubeconfig: await cp.serviceAccountKubeconfig(FABRIK_NAMESPACE, 'fabrik-cni') },
       }),
     );
+    // Multus's config, as its installer writes it, with its ServiceAccount's kubeconfig.
+    const multusKubeconfig = await cp.serviceAccountKubeconfig(
+      MULTUS_SERVICE_ACCOUNT.namespace,
+      MULTUS_SERVICE_ACCOUNT.name,
+    );
+    await writeJson(
+      join(paths.confDir, MULTUS_CONF_FILE),
+      multusConfig({ kubeconfig: multusKubeconfig, cniDir: paths.multusCache, logFile: paths.multusLog }),
+    );
   } catch (e) {
     await ovs.stop();
     await frr.stop();
@@ -194,6 +219,8 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
   };
   const cni: NodeCni = {
     confDir: paths.confDir,
+    multusCache: paths.multusCache,
+    delegateConfDir: paths.delegateConfDir,
     cnitool: CNITOOL,
     env: {
       NETCONFPATH: paths.confDir,

@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { netnsAdd, netnsDel, netnsPath, runInNetns } from '@fabrik/netcore';
+import { libcniResultFile } from './explain.js';
 import type { KubeClient } from './kube-client.js';
+import { MULTUS_IFNAME, MULTUS_NETWORK, reportedAttachments } from './multus.js';
 import type { ClusterNode } from './topology.js';
 
 // Pods on a lab node, as the kubelet and Multus run them: the Pod object in the API (scheduled to
-// the node), a network namespace, and per network of its `k8s.v1.cni.cncf.io/networks`
-// annotation the NetworkAttachmentDefinition's config run through libcni (cnitool) with the
-// Kubernetes CNI_ARGS; the result is written back as the `network-status` annotation.
+// the node, its networks in the `k8s.v1.cni.cncf.io/networks` annotation), a network namespace,
+// and one CNI ADD through libcni (cnitool) of the node's one network, Multus, with the Kubernetes
+// CNI_ARGS. Multus reads the annotation and the NetworkAttachmentDefinitions from the API server,
+// delegates each to its plugin (fabrik-ovs + fabrik-ipam) and writes the `network-status`
+// annotation, which is where the lab learns each attachment's interface and addresses.
 
 export const NETWORKS_ANNOTATION = 'k8s.v1.cni.cncf.io/networks';
 export const NETWORK_STATUS_ANNOTATION = 'k8s.v1.cni.cncf.io/network-status';
@@ -32,16 +36,36 @@ export interface PodAttachment {
 
 export interface LabPod {
   readonly name: string;
+  /** The Pod object's uid (K8S_POD_UID: Multus checks it against the API). */
+  readonly uid: string;
+  /** The sandbox's container id (CNI_CONTAINERID of every CNI call for it). */
+  readonly containerId: string;
   readonly node: ClusterNode;
   /** The Pod's network namespace. */
   readonly netns: string;
   readonly attachments: readonly PodAttachment[];
+  /** Multus's errors of the ADDs tried again (see ADD_ATTEMPTS). */
+  readonly addRetries: readonly string[];
 }
+
+/**
+ * ADD attempts of one sandbox when Multus could not read the Pod, as the kubelet tries a failed
+ * sandbox again: Multus gives each read of the Pod 250 ms (two reads, its GetPod), which a request
+ * to the API server in a loaded lab kernel can miss.
+ */
+const ADD_ATTEMPTS = 3;
+const ADD_RETRY_DELAY_MS = 1000;
+/** Multus's error when it could not read the Pod. */
+const MULTUS_POD_READ_FAILED = 'error waiting for pod';
 
 /** What the runtime of one node needs to run the CNI plugins. */
 export interface NodeCni {
-  /** Where the network configs are written (NETCONFPATH). */
+  /** Where the network configs are (NETCONFPATH): Multus's, the one network the runtime knows. */
   readonly confDir: string;
+  /** Multus's cache (its `cniDir`): its record of each Pod's delegates and their libcni results. */
+  readonly multusCache: string;
+  /** Where the NADs' configs are written for the CHECK of each attachment. */
+  readonly delegateConfDir: string;
   /** Environment of cnitool and the plugins. */
   readonly env: Readonly<Record<string, string>>;
   readonly cnitool: string;
@@ -49,6 +73,15 @@ export interface NodeCni {
 
 interface NadObject {
   readonly spec: { readonly config: string };
+}
+
+interface PodObject {
+  readonly metadata: { readonly uid: string; readonly annotations?: Record<string, string> };
+}
+
+/** The parts of a libcni cached result the lab reads. */
+interface CachedResult {
+  readonly result?: { readonly interfaces?: readonly { name: string; sandbox?: string }[] };
 }
 
 const nadPath = (name: string) =>
@@ -59,7 +92,7 @@ const podPath = (name?: string) => `/api/v1/namespaces/${POD_NAMESPACE}/pods${na
 export const containerIdOf = (netns: string): string =>
   `cnitool-${createHash('sha512').update(netnsPath(netns)).digest('hex')}`.slice(0, 36);
 
-/** The network config of a NAD as a conflist (Multus wraps a single plugin the same way). */
+/** The network config of a NAD as a conflist (libcni wraps a single plugin the same way). */
 export function conflistOf(nadConfig: string): {
   name: string;
   conflist: Record<string, unknown>;
@@ -79,6 +112,15 @@ export function conflistOf(nadConfig: string): {
   return { name, conflist: { cniVersion, name, plugins }, pools };
 }
 
+/** One cnitool run: which network, from which config directory and cache. */
+interface CnitoolRun {
+  readonly network: string;
+  readonly ifname: string;
+  /** NETCONFPATH and CNITOOL_CACHE when not the runtime's own. */
+  readonly confDir?: string;
+  readonly cache?: string;
+}
+
 export class PodRuntime {
   constructor(
     readonly node: ClusterNode,
@@ -86,33 +128,38 @@ export class PodRuntime {
     private readonly kube: KubeClient,
   ) {}
 
-  private async cnitool(
-    verb: 'add' | 'check' | 'del',
-    network: string,
-    netns: string,
-    ifname: string,
-    podName: string,
-  ): Promise<string> {
+  private async cnitool(verb: 'add' | 'check' | 'del', pod: LabPod, run: CnitoolRun): Promise<string> {
+    // The CNI_ARGS a kubelet's runtime passes, and Multus passes on to its delegates.
     const args = [
       'IgnoreUnknown=1',
       `K8S_POD_NAMESPACE=${POD_NAMESPACE}`,
-      `K8S_POD_NAME=${podName}`,
-      `K8S_POD_INFRA_CONTAINER_ID=${containerIdOf(netns)}`,
+      `K8S_POD_NAME=${pod.name}`,
+      `K8S_POD_INFRA_CONTAINER_ID=${pod.containerId}`,
+      `K8S_POD_UID=${pod.uid}`,
     ].join(';');
+    const env = {
+      ...this.cni.env,
+      ...(run.confDir ? { NETCONFPATH: run.confDir } : {}),
+      ...(run.cache ? { CNITOOL_CACHE: run.cache } : {}),
+      CNI_IFNAME: run.ifname,
+      CNI_ARGS: args,
+    };
     const { stdout } = await runInNetns(this.node.host, 'env', [
-      ...Object.entries({ ...this.cni.env, CNI_IFNAME: ifname, CNI_ARGS: args }).map(([k, v]) => `${k}=${v}`),
+      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
       this.cni.cnitool,
       verb,
-      network,
-      netnsPath(netns),
+      run.network,
+      netnsPath(pod.netns),
     ]);
     return stdout;
   }
 
-  /** Creates the Pod object, its netns and its attachments (ADD), and records the network status. */
+  private readonly multus = { network: MULTUS_NETWORK, ifname: MULTUS_IFNAME };
+
+  /** Creates the Pod object and its netns, runs ADD through Multus, and reads what Multus reported. */
   async run(name: string, nads: readonly string[]): Promise<LabPod> {
     const netns = `${this.node.podPrefix}${name}`;
-    await this.kube.create(podPath(), {
+    const object = await this.kube.create<PodObject>(podPath(), {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {
@@ -122,61 +169,107 @@ export class PodRuntime {
       },
       spec: { nodeName: this.node.name, containers: [{ name: 'app', image: 'busybox' }] },
     });
+    const created: LabPod = {
+      name,
+      uid: object.metadata.uid,
+      containerId: containerIdOf(netns),
+      node: this.node,
+      netns,
+      attachments: [],
+      addRetries: [],
+    };
     await netnsAdd(netns);
-    const attachments: PodAttachment[] = [];
     try {
-      for (const [i, nad] of nads.entries()) {
-        const object = await this.kube.get<NadObject>(nadPath(nad));
-        if (!object) throw new Error(`NetworkAttachmentDefinition ${POD_NAMESPACE}/${nad} not found`);
-        const { name: network, conflist, pools } = conflistOf(object.spec.config);
-        await mkdir(this.cni.confDir, { recursive: true });
-        await writeFile(join(this.cni.confDir, `${network}.conflist`), JSON.stringify(conflist));
-        const ifname = `net${i + 1}`;
-        const result = JSON.parse(await this.cnitool('add', network, netns, ifname, name)) as {
-          interfaces?: { name: string; sandbox?: string }[];
-          ips?: { address: string }[];
-        };
-        const hostIfname = result.interfaces?.find((f) => !f.sandbox)?.name;
-        if (!hostIfname) throw new Error(`CNI result of ${name}/${ifname} names no host interface`);
-        attachments.push({
-          nad,
-          network,
-          ifname,
-          containerId: containerIdOf(netns),
-          pools,
-          hostIfname,
-          addresses: (result.ips ?? []).map((ip) => ip.address.split('/')[0]!),
-        });
+      const addRetries: string[] = [];
+      for (;;) {
+        try {
+          await this.cnitool('add', created, this.multus);
+          break;
+        } catch (e) {
+          const message = (e as Error).message;
+          if (!message.includes(MULTUS_POD_READ_FAILED) || addRetries.length + 1 >= ADD_ATTEMPTS) throw e;
+          // Multus failed before delegating anything: nothing to delete before the next attempt.
+          addRetries.push(message.slice(message.indexOf('Multus: ')).trim());
+          await new Promise((r) => setTimeout(r, ADD_RETRY_DELAY_MS));
+        }
       }
+      return { ...created, addRetries, attachments: await this.attachmentsOf(created, nads) };
     } catch (e) {
-      await this.remove({ name, node: this.node, netns, attachments }).catch(() => undefined);
+      await this.remove(created).catch(() => undefined);
       throw e;
     }
-    await this.kube.patch(podPath(name), {
-      metadata: {
-        annotations: {
-          [NETWORK_STATUS_ANNOTATION]: JSON.stringify(
-            attachments.map((a) => ({
-              name: `${POD_NAMESPACE}/${a.nad}`,
-              interface: a.ifname,
-              ips: a.addresses,
-            })),
-          ),
-        },
-      },
-    });
-    return { name, node: this.node, netns, attachments };
   }
 
-  /** CNI CHECK of every attachment. */
+  /**
+   * The Pod's attachments: interface and addresses from the network-status annotation Multus
+   * wrote, the network and its pools from the NAD, the host end of the veth from fabrik-ovs's
+   * result in Multus's cache (the annotation names only the Pod's end).
+   */
+  private async attachmentsOf(pod: LabPod, nads: readonly string[]): Promise<PodAttachment[]> {
+    const object = await this.kube.get<PodObject>(podPath(pod.name));
+    const status = object?.metadata.annotations?.[NETWORK_STATUS_ANNOTATION];
+    const { containerId } = pod;
+    await mkdir(this.cni.delegateConfDir, { recursive: true });
+    return Promise.all(
+      reportedAttachments(pod.name, POD_NAMESPACE, status, nads).map(async ({ nad, ifname, addresses }) => {
+        const nadObject = await this.kube.get<NadObject>(nadPath(nad));
+        if (!nadObject) throw new Error(`NetworkAttachmentDefinition ${POD_NAMESPACE}/${nad} not found`);
+        const { name: network, conflist, pools } = conflistOf(nadObject.spec.config);
+        await writeFile(join(this.cni.delegateConfDir, `${network}.conflist`), JSON.stringify(conflist));
+        const file = libcniResultFile(this.cni.multusCache, network, containerId, ifname);
+        const cached = JSON.parse(await readFile(file, 'utf8')) as CachedResult;
+        const hostIfname = cached.result?.interfaces?.find((f) => !f.sandbox)?.name;
+        if (!hostIfname)
+          throw new Error(`CNI result of ${pod.name}/${ifname} (${file}) names no host interface`);
+        return { nad, network, ifname, containerId, pools, hostIfname, addresses };
+      }),
+    );
+  }
+
+  /**
+   * The Pod's network-status annotation as the API server holds it now lists each of its
+   * attachments with the addresses the Pod's interface holds; describes them or throws.
+   */
+  async checkNetworkStatus(pod: LabPod): Promise<string> {
+    const object = await this.kube.get<PodObject>(podPath(pod.name));
+    const reported = reportedAttachments(
+      pod.name,
+      POD_NAMESPACE,
+      object?.metadata.annotations?.[NETWORK_STATUS_ANNOTATION],
+      pod.attachments.map((a) => a.nad),
+    );
+    for (const r of reported) {
+      const { stdout } = await runInNetns(pod.netns, 'ip', ['-j', 'addr', 'show', 'dev', r.ifname]);
+      const held = (JSON.parse(stdout) as { addr_info: { local: string }[] }[]).flatMap((l) =>
+        l.addr_info.map((i) => i.local),
+      );
+      if (!r.addresses.every((x) => held.includes(x)))
+        throw new Error(
+          `${pod.name}: network-status gives ${r.ifname} ${r.addresses.join(',')}, the interface holds ${held.join(',') || 'nothing'}`,
+        );
+    }
+    return `${pod.name}: ${reported.map((r) => `${r.nad} ${r.ifname} ${r.addresses.join(',')}`).join('; ')}`;
+  }
+
+  /**
+   * CHECK through Multus, then of every attachment: Multus's CHECK runs only the delegates of its
+   * own config (the default network; its CmdCheck never reads the Pod's networks), so each
+   * attachment is checked as Multus added it, its NAD's config through libcni against Multus's cache.
+   */
   async check(pod: LabPod): Promise<void> {
-    for (const a of pod.attachments) await this.cnitool('check', a.network, pod.netns, a.ifname, pod.name);
+    await this.cnitool('check', pod, this.multus);
+    for (const a of pod.attachments)
+      await this.cnitool('check', pod, {
+        network: a.network,
+        ifname: a.ifname,
+        confDir: this.cni.delegateConfDir,
+        cache: this.cni.multusCache,
+      });
   }
 
-  /** DEL of every attachment (last first), then the netns and the Pod object. */
+  /** DEL through Multus (it deletes the attachments, last first), then the netns and the Pod object. */
   async remove(pod: LabPod): Promise<void> {
-    for (const a of [...pod.attachments].reverse())
-      await this.cnitool('del', a.network, pod.netns, a.ifname, pod.name);
+    await this.cnitool('del', pod, this.multus);
     await netnsDel(pod.netns);
     // No kubelet confirms a graceful deletion: the Pod goes at once, as after the kubelet's.
     await this.kube.delete(`${podPath(pod.name)}?gracePeriodSeconds=0`);

@@ -13,7 +13,7 @@ import { eventuallyPings, ping, waitFor } from './wait.js';
 
 // `npm run lab`: fabrik as a cluster runs it, inside the lab kernel. Intent goes in with kubectl,
 // the agents run per node as their DaemonSets would (agent-netns fed through agent-host's relay),
-// Pods get their interfaces through libcni with fabrik-ovs + fabrik-ipam, and every check looks
+// Pods get their interfaces through libcni and Multus with fabrik-ovs + fabrik-ipam, and every check looks
 // at what users and operators see: pings, kubectl, FRR, the node itself (the audit).
 
 export interface ClusterScenarioOptions {
@@ -168,7 +168,7 @@ export async function runClusterLab(report: LabReport, options: ClusterScenarioO
       waitForProvisioned(c, baseline),
     );
     const [a1, a2, b1, b2, b3] = await report.step(
-      "pods through libcni: fabrik-ovs + fabrik-ipam (NADs from the API), fabrik-ovs's verbs run by agent-host on its CNI socket",
+      "pods through libcni and Multus (NADs from the API): fabrik-ovs + fabrik-ipam, fabrik-ovs's verbs run by agent-host on its CNI socket",
       async () => {
         // Both nodes at once, so the IPPools take concurrent calls; on one node one Pod after the
         // other: with several verbs in flight in one agent-host (each starting a fabrik-ipam), a
@@ -191,9 +191,15 @@ export async function runClusterLab(report: LabReport, options: ClusterScenarioO
       c.pods
         .map(
           (p) =>
-            `${p.name}@${p.node.name}: ${p.attachments.map((a) => `${a.nad} ${a.addresses.join(',')}`).join('; ')}`,
+            `${p.name}@${p.node.name}: ${p.attachments.map((a) => `${a.nad} ${a.addresses.join(',')}`).join('; ')}` +
+            p.addRetries.map((r) => `\n  ADD tried again after: ${r}`).join(''),
         )
         .join('\n'),
+    );
+    await report.check(
+      "Multus's network-status annotation (read now) lists every attachment with the address its interface holds",
+      async () =>
+        (await inTurn(c.pods.map((pod) => () => runtimeOf(c, pod).pods.checkNetworkStatus(pod)))).join('\n'),
     );
 
     await report.check('VLAN 100: pod a1 reaches pod b1 on the other node through EVPN', () =>
@@ -364,6 +370,9 @@ export async function runClusterLab(report: LabReport, options: ClusterScenarioO
     await cluster?.destroy();
   }
 }
+
+const runtimeOf = (c: LabCluster, pod: LabPod): NodeRuntime =>
+  c.nodes.find((rt) => rt.node.id === pod.node.id)!;
 
 /** Runs `steps` one after the other; their results in order. */
 async function inTurn<T>(steps: readonly (() => Promise<T>)[]): Promise<T[]> {
