@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestNetns } from '@fabrik/testkit/vitest';
-import type { TempNetns } from '@fabrik/testkit';
 import { createIprouteNetlink, createNetlink } from '../handle.js';
-import { createRunner } from '../exec.js';
-import { decodeDumps, dumpNamespace, type ObservedState } from '../observe.js';
-import { observeScopeOf } from '../plan.js';
+import { oracleView } from './oracle.testing.js';
 import type { DesiredState } from '../desired.js';
 
 // Differential: the same desired state applied through rtnetlink (createNetlink) and through
@@ -85,30 +82,6 @@ function state(peerNetns: string): DesiredState {
       { dev: 'vx100', mac: '00:00:00:00:00:00', dst: '192.0.2.3' },
       { dev: 'pod0', mac: '02:00:00:00:01:08', self: false },
     ],
-  };
-}
-
-/** The namespace as iproute2 reads it, without what differs between two namespaces by nature (indexes). */
-async function oracleView(ns: TempNetns, desired: DesiredState) {
-  const scope = { ...observeScopeOf(desired), routes: true, neighbours: true, fdb: true };
-  const s: ObservedState = decodeDumps(await dumpNamespace(createRunner(ns.name), scope), scope);
-  const sorted = <T>(xs: readonly T[] | undefined, key: (x: T) => string) =>
-    [...(xs ?? [])].sort((a, b) => key(a).localeCompare(key(b)));
-  return {
-    links: sorted(s.links, (l) => l.spec.name).map(({ ifindex: _i, linkNetnsId: _n, ...l }) => ({
-      ...l,
-      addresses: sorted(l.addresses, (a) => a.address),
-    })),
-    routes: sorted(s.routes, (r) => JSON.stringify(r)),
-    neighbours: sorted(
-      s.neighbours?.filter((n) => n.state.includes('permanent')),
-      (n) => n.address,
-    ),
-    fdb: sorted(
-      s.fdb?.filter((f) => f.state !== ''),
-      (f) => JSON.stringify(f),
-    ),
-    sysctls: Object.fromEntries(s.sysctls ?? []),
   };
 }
 

@@ -1,7 +1,6 @@
 import { ApplyNotConvergedError, InvalidDesiredStateError } from '../errors.js';
 import { batchLine, encodeOp, formatPlan } from '../encode.js';
 import { plan as makePlan } from '../plan.js';
-import { sysctlAssignments } from '../objects.js';
 import type { ApplyResult } from '../apply.js';
 import type { Plan, PlanOp } from '../plan-ops.js';
 import {
@@ -14,7 +13,7 @@ import {
   type NativeRequest,
 } from './encode-link.js';
 import { addrRequest, fdbRequest, neighRequest, routeRequest } from './encode-objects.js';
-import { writeSysctlsOrFallBack } from './sysctl.js';
+import { setSysctls } from './sysctl.js';
 import { observeNative } from './observe.js';
 import { NativeSession, type RequestContext } from './session.js';
 
@@ -23,7 +22,7 @@ import { NativeSession, type RequestContext } from './session.js';
 // where a batch needed `Command failed -:N` mapped back). Then the namespace is observed again
 // and planned afresh: anything left is ApplyNotConvergedError, as with iproute2.
 
-/** The request of one plan operation and what its errors name; `undefined` for sysctls (files, not messages). */
+/** The request of one plan operation and what its errors name; `undefined` for sysctls (see sysctl.ts). */
 function requestOf(
   s: NativeSession,
   op: PlanOp,
@@ -80,18 +79,13 @@ export function operationText(op: PlanOp): string {
   }
 }
 
-/** Runs `p`'s operations in order; sysctls are written after the messages, as iproute2's apply did. */
+/** Runs `p`'s operations in order; sysctls after the rest, as iproute2's apply did. */
 export async function runPlanOps(s: NativeSession, ops: readonly PlanOp[]): Promise<void> {
-  const sysctls: string[] = [];
   for (const op of ops) {
     const r = requestOf(s, op);
-    if (r === undefined) {
-      if (op.op === 'sysctl-set') sysctls.push(...sysctlAssignments(op.dev, op.sysctls));
-      continue;
-    }
-    s.run(operationText(op), r.build, r.context);
+    if (r !== undefined) s.run(operationText(op), r.build, r.context);
   }
-  if (sysctls.length > 0) await writeSysctlsOrFallBack(s.netns, sysctls);
+  for (const op of ops) if (op.op === 'sysctl-set') await setSysctls(s, op.dev, op.sysctls);
 }
 
 /** Applies a plan in `netns` and verifies it (see the module comment). */

@@ -4,6 +4,7 @@ import type { LinkSetChanges } from '../plan-ops.js';
 import { ADDR_GEN_MODES, type AddrGenMode } from '../objects.js';
 import { ipBytes, macBytes } from './addr-text.js';
 import {
+  AF_INET,
   AF_INET6,
   ETH_P_8021AD,
   ETH_P_8021Q,
@@ -239,3 +240,33 @@ export const linkDelRequest = (name: string): NativeRequest => ({
 
 /** Closes the files a request handed to the kernel (after its answer). */
 export const releaseRequest = (r: NativeRequest): void => r.fds?.forEach((fd) => closeSync(fd));
+
+/** IFLA_INET_CONF inside IFLA_AF_SPEC/AF_INET: the IPv4 devconf of a link (what /proc/sys/net/ipv4/conf/DEV shows). */
+const IFLA_INET_CONF = 1;
+const IPV4_DEVCONF_ARP_ACCEPT = 21;
+const IPV4_DEVCONF_ARP_NOTIFY = 22;
+
+/**
+ * `sysctl -w net.ipv4.conf.DEV.arp_accept=N net.ipv4.conf.DEV.arp_notify=N` as a netlink message:
+ * the kernel sets a link's IPv4 devconf from RTM_NEWLINK, with no /proc/sys at all (which a
+ * container may have mounted read-only). IPv6's devconf has no such message (accept_dad is a file).
+ */
+export const ipv4ConfRequest = (
+  name: string,
+  conf: { arpAccept?: number; arpNotify?: number },
+): NativeRequest => ({
+  type: RTM_NEWLINK,
+  flags: 0,
+  fill: (b) =>
+    b
+      .header(IFINFOMSG_LEN, ifinfo())
+      .str(IFLA_IFNAME, name)
+      .nest(IFLA_AF_SPEC, (s) =>
+        s.nest(AF_INET, (i) =>
+          i.nest(IFLA_INET_CONF, (c) => {
+            if (conf.arpAccept !== undefined) c.u32(IPV4_DEVCONF_ARP_ACCEPT, conf.arpAccept);
+            if (conf.arpNotify !== undefined) c.u32(IPV4_DEVCONF_ARP_NOTIFY, conf.arpNotify);
+          }),
+        ),
+      ),
+});

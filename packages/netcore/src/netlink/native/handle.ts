@@ -19,7 +19,6 @@ import {
   InterfaceSysctlsSchema,
   NeighbourSpecSchema,
   RouteSpecSchema,
-  sysctlAssignments,
 } from '../objects.js';
 import { dumpNamespace } from '../observe.js';
 import { parseDesiredState } from '../desired.js';
@@ -27,6 +26,7 @@ import { observeScopeOf, plan as makePlan } from '../plan.js';
 import { journaled, type Netlink, type NetlinkOptions } from '../netlink-api.js';
 import {
   linkAddRequest,
+  linkAddrGenModeRequest,
   linkDelRequest,
   linkRenameRequest,
   linkSetNetnsRequest,
@@ -36,10 +36,10 @@ import {
 } from './encode-link.js';
 import { addrRequest, fdbRequest, neighRequest, routeRequest, type Verb } from './encode-objects.js';
 import { applyPlanNative } from './apply.js';
-import { writeSysctlsOrFallBack } from './sysctl.js';
+import { setSysctls } from './sysctl.js';
 import { monitorNative } from './monitor.js';
 import { observeLinks, observeNative, observeRoutes } from './observe.js';
-import { withSession, type NativeSession, type RequestContext } from './session.js';
+import { NativeSession, withSession, type RequestContext } from './session.js';
 
 /**
  * The handle over rtnetlink in this process (koffi -> libc): every verb is one or a few
@@ -209,8 +209,19 @@ export function createNativeNetlink(options: NetlinkOptions = {}): Netlink {
     fdbList: () => session((s) => [...(observeNative(s.socket, netns, { fdb: true }).fdb ?? [])]),
     async sysctlSet(dev, sysctls) {
       const d = checkSysctlDevice(dev, 'dev');
-      const assignments = sysctlAssignments(d, validate(InterfaceSysctlsSchema, sysctls, 'sysctls'));
-      if (assignments.length > 0) await writeSysctlsOrFallBack(netns, assignments);
+      const { addrGenMode, ...numeric } = validate(InterfaceSysctlsSchema, sysctls, 'sysctls');
+      const s = NativeSession.open(netns);
+      try {
+        if (addrGenMode !== undefined)
+          s.run(
+            `ip link set dev ${d} addrgenmode ${addrGenMode}`,
+            () => linkAddrGenModeRequest(d, addrGenMode),
+            { linkName: d },
+          );
+        await setSysctls(s, d, numeric);
+      } finally {
+        s.close();
+      }
     },
     async batch(input) {
       const ops = validate(NetlinkBatchOpsSchema, input, 'ops');
