@@ -37,6 +37,15 @@ export interface Libc {
 
 let loaded: Libc | NativeNetlinkUnavailableError | undefined;
 
+/**
+ * Loads koffi and libc now (once per process) rather than at the first netlink call: a daemon
+ * calls it at start-up so that an unsupported platform is said then, not at the first Pod.
+ * Throws NativeNetlinkUnavailableError.
+ */
+export function loadNativeNetlink(): void {
+  libc();
+}
+
 /** libc's bindings, loaded once; NativeNetlinkUnavailableError (the same one each time) when they cannot be. */
 export function libc(): Libc {
   loaded ??= load();
