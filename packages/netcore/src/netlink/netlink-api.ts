@@ -153,8 +153,8 @@ export interface Netlink {
    * Follows changes in this namespace as they happen: `onEvent` gets one decoded event per change
    * of the object types given (default: links, addresses and routes), until `stop()`. For drift
    * repair: an agent enqueues a reconcile when an event concerns its objects.
-   * Each event carries the time `ip` received it (`at`).
-   * Equivalent to: `ip [-n NS] -ts monitor link address route`.
+   * Each event carries the time this process read it (`at`).
+   * Equivalent to: `ip [-n NS] -ts monitor link address route`; `stop()` resolves `exited` with exit code 0.
    */
   monitor(onEvent: (event: NetlinkEvent) => void, objects?: readonly MonitorObject[]): LineStream;
 }

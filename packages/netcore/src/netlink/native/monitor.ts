@@ -40,6 +40,7 @@ const GROUPS: Readonly<Record<MonitorObject, readonly number[]>> = {
   route: [RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE],
 };
 const WAKE_MS = 200;
+const RTPROT_BOOT = 3;
 const TABLE_NAMES: Readonly<Record<number, string>> = { 253: 'default', 255: 'local' };
 
 /** The event of one multicast message, as {@link decodeMonitorLine} gives it for `ip monitor`'s line. */
@@ -93,7 +94,8 @@ export function eventOf(m: NetlinkMessage, names: Map<number, string>, at: Date)
               : `${ipText(dst)}/${len}`,
         ...(oif === undefined ? {} : { dev: names.get(oif) ?? `if${oif}` }),
         ...(table === 254 ? {} : { table: TABLE_NAMES[table] ?? String(table) }),
-        protocol: protocolName(m.payload.readUInt8(5)),
+        // ip prints no `proto` for boot, the protocol of routes added without one.
+        ...(m.payload.readUInt8(5) === RTPROT_BOOT ? {} : { protocol: protocolName(m.payload.readUInt8(5)) }),
         at,
       };
     }
