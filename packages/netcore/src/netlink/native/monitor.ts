@@ -32,14 +32,15 @@ import { attrStr, attrU32, parseAttrs, type NetlinkMessage } from './wire.js';
 
 // Following a namespace's changes on a socket subscribed to rtnetlink's multicast groups, the
 // events `ip monitor` printed, decoded from the messages themselves. The socket waits on a pool
-// thread with a receive timeout, which bounds how long stop() waits for that thread to come back.
+// thread with a receive timeout, which bounds how long stop() waits for that thread to come back;
+// once a second, so that an idle agent wakes no more often than its metrics sampling does.
 
 const GROUPS: Readonly<Record<MonitorObject, readonly number[]>> = {
   link: [RTNLGRP_LINK],
   address: [RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR],
   route: [RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE],
 };
-const WAKE_MS = 200;
+const WAKE_MS = 1000;
 const RTPROT_BOOT = 3;
 const TABLE_NAMES: Readonly<Record<number, string>> = { 253: 'default', 255: 'local' };
 
