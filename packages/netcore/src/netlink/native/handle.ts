@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MacAddress } from '@fabrik/api';
 import { LinkNotFoundError } from '../errors.js';
-import { addrArgs, batchLine, fdbArgs, neighArgs, routeArgs } from '../encode.js';
+import { addrArgs, fdbArgs, neighArgs, routeArgs } from '../encode.js';
 import { NetlinkBatchOpsSchema, batchOpArgs, batchOpLink, type NetlinkBatchOp } from '../batch.js';
 import { createRunner } from '../exec.js';
 import { checkInterfaceName, checkSysctlDevice } from '../names.js';
@@ -225,8 +225,6 @@ export function createNativeNetlink(options: NetlinkOptions = {}): Netlink {
     },
     async batch(input) {
       const ops = validate(NetlinkBatchOpsSchema, input, 'ops');
-      // Every operation must be writable as iproute2 would take it: validated before anything runs.
-      ops.forEach((op) => batchLine(batchOpArgs(op)));
       if (ops.length > 0) await session((s) => ops.forEach((op) => batchOp(s, op)));
     },
     monitor(onEvent, objects = ['link', 'address', 'route']) {

@@ -12,7 +12,9 @@ import {
   IFLA_EXT_MASK,
   IFLA_IFNAME,
   RTEXT_FILTER_SKIP_STATS,
+  RTM_DELLINK,
   RTM_GETLINK,
+  RTM_NEWLINK,
 } from './constants.js';
 import { releaseRequest, type NativeRequest } from './encode-link.js';
 import { openSocketIn } from './namespace.js';
@@ -107,7 +109,7 @@ export class NativeSession {
     } finally {
       releaseRequest(request);
       // Links come and go and change names with link requests: look indexes up afresh.
-      if (context.linkName !== undefined || context.linkKind !== undefined) this.indexes.clear();
+      if (request.type === RTM_NEWLINK || request.type === RTM_DELLINK) this.indexes.clear();
     }
   }
 
