@@ -15,7 +15,11 @@ export async function oracleView(ns: TempNetns, desired: DesiredState) {
   return {
     links: sorted(s.links, (l) => l.spec.name).map(({ ifindex: _i, linkNetnsId: _n, ...l }) => ({
       ...l,
-      addresses: sorted(l.addresses, (a) => a.address),
+      // Without the kernel's IPv6 link-local addresses: they come when DAD lets them, at any time.
+      addresses: sorted(
+        l.addresses?.filter((a) => !a.address.startsWith('fe80:')),
+        (a) => a.address,
+      ),
     })),
     routes: sorted(s.routes, (r) => JSON.stringify(r)),
     neighbours: sorted(
