@@ -20,6 +20,7 @@ import {
   type InProcessIpam,
   type OpenOvs,
 } from '@fabrik/ovs-attachment';
+import { loadNativeNetlink } from '@fabrik/netcore/netlink';
 import type { OvsConnection } from './ovs-connection.js';
 
 // The CNI fast path, agent side (issue 15; the anchor is Antrea's agent, whose CNI binary is a thin
@@ -176,6 +177,9 @@ function readRequestLine(socket: Socket): Promise<string | undefined> {
 /** Serves the CNI socket at `options.path` (see the top of this file). */
 export async function serveCniSocket(options: CniSocketOptions): Promise<CniSocket> {
   const { logger } = options;
+  // The attachments' kernel steps are rtnetlink messages through koffi: a platform it cannot load
+  // on fails here, at start-up, with the reason (NativeNetlinkUnavailableError), not at the first Pod.
+  loadNativeNetlink();
   const serialized = createKeyedSerializer();
   const inFlight = new Set<Promise<unknown>>();
 

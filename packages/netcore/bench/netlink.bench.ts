@@ -4,7 +4,7 @@
 // tr.<vid> + anycast gateway address), as the HBR agent builds them.
 //  - floor: the same end state written by hand as one `ip -batch -` input, applied in a fresh netns
 //  - cold:  createNetlink().reconcile(desired) in another fresh netns (observe + plan + one
-//           `ip -batch -` + verifying re-observe)
+//           rtnetlink request per operation on one socket + verifying re-observe)
 //  - no-op: reconcile of the applied state again (must be one observe and an empty plan)
 // Prints ratios against the floor measured in this run; no timed assertions.
 // Last line: RESULT netlink cold_ratio=<x> noop_ms=<y> links=<n>

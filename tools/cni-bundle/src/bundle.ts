@@ -9,6 +9,7 @@ import { chmod, copyFile, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { runCommand } from '@fabrik/netcore';
 
 /**
@@ -108,6 +109,35 @@ export async function bundleCniPlugin(options: BundleOptions): Promise<number> {
   });
 }
 
+/**
+ * netcore's rtnetlink backend loads koffi (an FFI with a native binary per platform) with
+ * `require` at run time, which no bundle can hold: a program that contains that loader gets koffi
+ * beside it, where Node's resolution from the bundle file finds it (`node_modules/koffi` and this
+ * platform's prebuilt binaries, `node_modules/@koromix/koffi-<platform>-<arch>`).
+ */
+const NATIVE_LOADER = /netcore\/src\/netlink\/native\/libc\.ts$/;
+/** What koffi needs at run time: its loaders, not its C++ sources or documentation. */
+const KOFFI_BUILD_ONLY = /(\.(cc|hh|h|c|cpp|md|txt)$)|(\/(vendor|doc|cnoke\.cjs)(\/|$))/;
+
+async function copyKoffi(outdir: string): Promise<void> {
+  // Resolved as netcore resolves it: its dependency, whatever the hoisting.
+  const netcore = createRequire(import.meta.url).resolve('@fabrik/netcore/package.json');
+  const koffi = dirname(createRequire(netcore).resolve('koffi'));
+  const binaries = dirname(
+    createRequire(join(koffi, 'index.cjs')).resolve(`@koromix/koffi-${process.platform}-${process.arch}`),
+  );
+  const modules = join(outdir, 'node_modules');
+  await cp(koffi, join(modules, 'koffi'), {
+    recursive: true,
+    force: true,
+    filter: (src) => !KOFFI_BUILD_ONLY.test(src.slice(koffi.length)),
+  });
+  await cp(binaries, join(modules, '@koromix', `koffi-${process.platform}-${process.arch}`), {
+    recursive: true,
+    force: true,
+  });
+}
+
 /** Writes the executable single-file program (and its assets) and returns the size of the embedded code in bytes. */
 export async function bundleProgram(options: ProgramBundleOptions): Promise<number> {
   const payload = await build({
@@ -117,6 +147,7 @@ export async function bundleProgram(options: ProgramBundleOptions): Promise<numb
     write: false,
     outfile: 'payload.js',
     plugins: [zodNamespaceImports],
+    metafile: true,
     define: { 'import.meta.url': IMPORT_META_URL },
     banner: { js: importMetaUrlBanner },
   });
@@ -139,6 +170,8 @@ export async function bundleProgram(options: ProgramBundleOptions): Promise<numb
   await chmod(options.outfile, 0o755);
   for (const asset of options.assets ?? [])
     await cp(asset.from, join(dirname(options.outfile), asset.to), { recursive: true, force: true });
+  if (Object.keys(payload.metafile.inputs).some((input) => NATIVE_LOADER.test(input)))
+    await copyKoffi(dirname(options.outfile));
   if (options.warmUp) await writeBuildCodeCache(options.outfile, options.codeCache.env, options.warmUp);
   return code.length;
 }

@@ -96,11 +96,16 @@ async function writeContext(spec: ImageSpec, dir: string, root: string): Promise
       for (const file of await listFiles(entry.from, entry.only))
         await copyEntry(join(entry.from, file), join(dir, 'opt', 'fabrik', entry.to, file));
   } else {
-    for (const b of spec.content.bundles)
+    for (const b of spec.content.bundles) {
       await copyEntry(
         join(root, b.app, 'dist', b.file),
         join(dir, 'opt', 'fabrik', 'cni', 'plugins', b.file),
       );
+      // What a bundle loads beside itself at run time (koffi, see @fabrik/cni-bundle).
+      const modules = join(root, b.app, 'dist', 'node_modules');
+      if (existsSync(modules))
+        await cp(modules, join(dir, 'opt', 'fabrik', 'cni', 'plugins', 'node_modules'), { recursive: true });
+    }
   }
   const rootfs = join(root, 'deploy', 'images', spec.name, 'rootfs');
   await mkdir(join(dir, 'rootfs'), { recursive: true });

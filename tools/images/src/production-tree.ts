@@ -18,6 +18,9 @@ interface PackageJson {
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  optionalDependencies?: Record<string, string>;
+  os?: string[];
+  cpu?: string[];
 }
 
 /** One directory to copy: from the repository (real path) to the tree (relative path). */
@@ -100,7 +103,16 @@ export async function planProductionTree(repoRoot: string, appDir: string): Prom
     const peers = Object.keys({ ...pkg.peerDependencies }).filter(
       (n) => pkg.peerDependenciesMeta?.[n]?.optional !== true,
     );
-    for (const name of [...Object.keys({ ...pkg.dependencies }), ...peers]) {
+    // Except a package's prebuilt binaries: optional dependencies restricted to an os or cpu
+    // (koffi's @koromix/koffi-linux-x64), which npm installed because they match this platform.
+    const binaries: string[] = [];
+    for (const name of Object.keys({ ...pkg.optionalDependencies })) {
+      const found = await resolvePackage(root, dir, name);
+      if (found === undefined) continue;
+      const opt = await readPackageJson(found);
+      if (opt.os !== undefined || opt.cpu !== undefined) binaries.push(name);
+    }
+    for (const name of [...Object.keys({ ...pkg.dependencies }), ...peers, ...binaries]) {
       const found = await resolvePackage(root, dir, name);
       if (found === undefined)
         throw new ProductionTreeError(`${pkg.name} needs ${name}, which is not in node_modules (npm ci?)`);

@@ -1,6 +1,11 @@
 // @fabrik/netcore/netlink: typed links, an imperative handle per namespace, and the pure
 // observe -> plan -> apply pipeline. See README.md.
-export { createNetlink } from './handle.js';
+export { createNetlink, createIprouteNetlink } from './handle.js';
+export {
+  loadNativeNetlink,
+  NativeNetlinkUnavailableError,
+  isNativeNetlinkUnavailableError,
+} from './native/libc.js';
 export type { CreationJournal, Netlink, NetlinkOptions, RouteListFilter } from './handle.js';
 export { NetlinkBatchOpSchema, batchOpArgs } from './batch.js';
 export type { NetlinkBatchOp } from './batch.js';

@@ -41,8 +41,7 @@ describe('monitor (host kernel)', () => {
       expect.objectContaining({ object: 'route', deleted: false, dst: '10.78.0.0/24', protocol: '249' }),
     );
     await monitor.stop();
-    const exit = await monitor.exited;
-    expect(exit.signal).toBe('SIGTERM');
+    await monitor.exited;
     const count = events.length;
     await nl.linkAdd({ kind: 'bridge', name: 'm1' });
     await new Promise((r) => setTimeout(r, 100));
