@@ -34,7 +34,6 @@ async function attach(
     ipam: {
       type: 'host-local',
       ranges: [[{ subnet: SUBNET, rangeStart, rangeEnd }]],
-      dataDir: sb.ipamDataDir,
     },
   };
   const r = await execPlugin(sb, 'ADD', conf, {

@@ -32,7 +32,12 @@ async function network(ipamType = 'host-local'): Promise<string> {
   await writeConflist(sb, name, '1.0.0', {
     bridge,
     vlan: 100,
-    ipam: { type: ipamType, subnet: '10.95.0.0/24', dataDir: sb.ipamDataDir },
+    // host-local's dataDir comes from the node settings; a test plugin wrapping it gets it here.
+    ipam: {
+      type: ipamType,
+      subnet: '10.95.0.0/24',
+      ...(ipamType === 'host-local' ? {} : { dataDir: sb.ipamDataDir }),
+    },
   });
   return name;
 }
@@ -93,7 +98,7 @@ describe('the socket', () => {
       name: uniqueName('na'),
       type: 'fabrik-ovs',
       bridge,
-      ipam: { type: 'host-local', subnet: '10.94.0.0/24', dataDir: sb.ipamDataDir },
+      ipam: { type: 'host-local', subnet: '10.94.0.0/24' },
     };
     const call = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1' };
     const from = sb.agent!.logs.length;
@@ -116,6 +121,7 @@ describe('concurrency', () => {
   it('one attachment’s invocations run in order (a DEL waits for its ADD), other attachments meanwhile', async () => {
     const agent = await sb.startAgent(ovs.endpoint);
     const gate = await createGatedIpam(sb.binDir, uniqueName('gate'));
+    await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint, [gate.type]));
     const held = await network(gate.type);
     const ns = await netns();
     const probe = {
@@ -171,7 +177,7 @@ describe('OVSDB goes away under agent-host', () => {
           name: net,
           type: 'fabrik-ovs',
           bridge,
-          ipam: { type: 'host-local', subnet: '10.95.0.0/24', dataDir: sb.ipamDataDir },
+          ipam: { type: 'host-local', subnet: '10.95.0.0/24' },
         },
         { containerId: cnitoolContainerId(ns.path), netns: ns.path, ifname: 'net1' },
       );
@@ -199,6 +205,7 @@ describe('the plugin goes away', () => {
   it('in the middle of an ADD (the runtime timed out): agent-host finishes it, the DEL then removes a whole attachment', async () => {
     const agent = await sb.startAgent(ovs.endpoint);
     const gate = await createGatedIpam(sb.binDir, uniqueName('gate'));
+    await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint, [gate.type]));
     const net = await network(gate.type);
     const ns = await netns();
     const containerId = cnitoolContainerId(ns.path);
@@ -247,6 +254,7 @@ describe('agent-host goes away', () => {
   it('kill -9 in the middle of an ADD: the ADD is code 11, the runtime’s DEL leaves nothing behind', async () => {
     await sb.startAgent(ovs.endpoint);
     const gate = await createGatedIpam(sb.binDir, uniqueName('gate'));
+    await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint, [gate.type]));
     const net = await network(gate.type);
     const ns = await netns();
     const probe = {

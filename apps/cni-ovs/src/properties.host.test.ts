@@ -228,7 +228,7 @@ const defects: fc.Arbitrary<Defect> = fc.oneof(
     what: 'an IPAM config host-local refuses',
     codes: [999],
     apply: (c) =>
-      setConfig(['ipam'], { type: 'host-local', subnet: '10.250.0.300/24', dataDir: sb.ipamDataDir })(c),
+      setConfig(['ipam'], { type: 'host-local', subnet: '10.250.0.300/24' })(c),
   }),
   fc
     .constantFrom('0.2.0', '9.9.9', '1.0')
@@ -257,7 +257,7 @@ function validCall(netnsPath: string): Call {
       type: 'fabrik-ovs',
       bridge,
       vlan: 100,
-      ipam: { type: 'host-local', subnet: '10.251.0.0/16', dataDir: sb.ipamDataDir },
+      ipam: { type: 'host-local', subnet: '10.251.0.0/16' },
     },
   };
 }
@@ -388,8 +388,6 @@ describe('valid attachments', () => {
         fc.asyncProperty(validAttachment, async (a) => {
           const ns = await createTempNetns('fprop-');
           try {
-            const ipamConfig =
-              'ipam' in a.ipam ? { ipam: { ...a.ipam.ipam, dataDir: sb.ipamDataDir } } : a.ipam;
             const config: Record<string, unknown> = {
               cniVersion: a.version,
               name: a.name,
@@ -397,7 +395,7 @@ describe('valid attachments', () => {
               bridge,
               ...a.port,
               ...(a.mtu !== undefined ? { mtu: a.mtu } : {}),
-              ...ipamConfig,
+              ...a.ipam,
               ...(a.mac !== undefined ? { args: { cni: { mac: a.mac } } } : {}),
             };
             const c: Call = {

@@ -1,7 +1,7 @@
 import { PortIds } from '@fabrik/api';
 import { loadNetConf, type NetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
-import { execIpam, findPlugin, ipamCallOf, isIpamAnswer, type IpamCall } from '../ipam.js';
+import { execIpam, ipamCallOf, ipamRulesOf, isIpamAnswer, resolveIpamPlugin, type IpamCall } from '../ipam.js';
 import { removeAttachment, writeAttachment, type AttachmentRecord } from '../cache.js';
 import { hostVethAlias, hostVethName, randomMac } from '../names.js';
 import {
@@ -42,9 +42,10 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
   const hostMac = randomMac();
   const podMac = conf.mac ?? randomMac();
   const mtu = conf.mtu ?? VETH_DEFAULT_MTU;
+  const rules = ipamRulesOf(node);
   const ipamCall = (command: IpamCall['command']): IpamCall =>
-    ipamCallOf(conf.ipamType ?? '', command, args, deps.env);
-  if (conf.ipamType) await findPlugin(conf.ipamType, args.path);
+    ipamCallOf(conf.ipamType ?? '', command, args, deps.env, rules);
+  if (conf.ipamType) await resolveIpamPlugin(conf.ipamType, args.path, rules);
   else staticAddresses(conf.ips);
 
   const record: AttachmentRecord = {

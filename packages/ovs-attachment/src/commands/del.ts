@@ -1,5 +1,5 @@
 import { loadNetConf, type NetConf } from '../config.js';
-import { execIpam, ipamCallOf } from '../ipam.js';
+import { execIpam, ipamCallOf, ipamRulesOf, ipamTypeAllowed } from '../ipam.js';
 import { readAttachment, removeAttachment } from '../cache.js';
 import { hostVethName } from '../names.js';
 import { loadNodeSettings, CniErrorCode, isCniError, type CmdArgs } from '@fabrik/cni-skel';
@@ -25,7 +25,9 @@ import type { PluginDeps } from './context.js';
  *   to it: its error is reported on stderr and DEL succeeds).
  */
 export async function cmdDel(args: CmdArgs, deps: PluginDeps): Promise<void> {
-  const { settings } = await loadNodeSettings(deps.env);
+  const node = await loadNodeSettings(deps.env);
+  const { settings } = node;
+  const rules = ipamRulesOf(node);
   const conf = tryLoadNetConf(args);
   const cached = conf
     ? await readAttachment(settings.cacheDir, conf.name, args.containerId, args.ifname)
@@ -53,9 +55,12 @@ export async function cmdDel(args: CmdArgs, deps: PluginDeps): Promise<void> {
       }
     })(),
   ];
-  if (conf?.ipamType) {
+  if (conf?.ipamType && !ipamTypeAllowed(conf.ipamType, rules)) {
+    // ADD never ran it (or ran it before the node stopped allowing it): it is not executed now.
+    note(`IPAM ${conf.ipamType} not called: not in ipam.allowedTypes of ${rules.settingsPath}`);
+  } else if (conf?.ipamType) {
     steps.push(
-      execIpam(ipamCallOf(conf.ipamType, 'DEL', args, deps.env), deps.inProcessIpam).catch((e: unknown) => {
+      execIpam(ipamCallOf(conf.ipamType, 'DEL', args, deps.env, rules), deps.inProcessIpam).catch((e: unknown) => {
         if (cached) throw e;
         note(
           `IPAM ${conf.ipamType} DEL failed, and no record shows it was ever asked: ${(e as Error).message}`,

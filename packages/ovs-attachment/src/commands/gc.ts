@@ -1,6 +1,6 @@
 import { PortIds } from '@fabrik/api';
 import { loadNetConf } from '../config.js';
-import { execIpam } from '../ipam.js';
+import { execIpam, ipamRulesOf, ipamTypeAllowed } from '../ipam.js';
 import { listAttachments, removeAttachment } from '../cache.js';
 import { HOST_VETH_PREFIX, parseHostVethAlias } from '../names.js';
 import { loadNodeSettings, CniError, CniErrorCode, type CmdArgs } from '@fabrik/cni-skel';
@@ -26,7 +26,9 @@ interface StaleAttachment {
  * Its IPs are released with the IPAM config it was added with (from the cache), else the current one.
  */
 export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
-  const { settings } = await loadNodeSettings(deps.env);
+  const node = await loadNodeSettings(deps.env);
+  const { settings } = node;
+  const rules = ipamRulesOf(node);
   const conf = loadNetConf(args.config, args.args, args.cniVersion);
   if (!conf.validAttachments) {
     throw new CniError(
@@ -77,10 +79,15 @@ export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
         for (const name of s.hostIfnames) await attachmentVethDel(name, s.containerId, s.ifname);
         const stdinData = s.stdinData ?? args.stdinData;
         const ipamType = ipamTypeOf(stdinData) ?? conf.ipamType;
-        if (ipamType) {
+        if (ipamType && !ipamTypeAllowed(ipamType, rules)) {
+          deps.stderr(
+            `fabrik-ovs: GC ${s.containerId}/${s.ifname}: IPAM ${ipamType} not called: not in ipam.allowedTypes of ${rules.settingsPath}\n`,
+          );
+        } else if (ipamType) {
           await execIpam(
             {
               type: ipamType,
+              rules,
               command: 'DEL',
               stdinData,
               cniVersion: args.cniVersion,
