@@ -2,6 +2,7 @@
 // plugin (project host), and in-process inside agent-host (project host-fast-path, where the
 // agent's log must show every verb's IPAM done there). The expected answers are written out once,
 // so both paths give the same results and the same errors, code and message.
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpPool, type IpPoolSpec } from '@fabrik/api';
@@ -133,6 +134,26 @@ describe('fabrik-ovs with fabrik-ipam', () => {
     expect(await stored('life-v4')).toEqual([]);
     // ADD, CHECK, three DELs: five IPAM verbs, each run inside agent-host on the fast path.
     expect(inProcessVerbs(mark)).toBe(onFastPath(5));
+  });
+
+  it("a repeated ADD that fails (the node lost its cache record, the veth is still there) leaves the live Pod its address: fabrik-ipam's heldAlready", async () => {
+    await createPool('again-v4', {
+      ipRanges: [{ cidr: '10.84.0.0/24' }],
+      subnetInfo: { gateway: '10.84.0.1', prefixLength: 24 },
+    });
+    const conf = netConf('again', ['again-v4']);
+    const a = await attachment();
+    expect((await call('ADD', conf, a)).code).toBe(0);
+    expect(await stored('again-v4')).toEqual([`10.84.0.2 ${a.containerId}`]);
+    // Without its record fabrik-ovs cannot tell the attachment exists: the ADD goes on, fabrik-ipam
+    // answers with the address the attachment holds, and the ADD fails at the Pod's existing veth.
+    await rm(join(bed.sb.cacheDir, 'again'), { recursive: true, force: true });
+    const again = await call('ADD', conf, a);
+    expect(again.code, JSON.stringify(again.out)).toBe(1);
+    expect(await stored('again-v4')).toEqual([`10.84.0.2 ${a.containerId}`]);
+    expect(await a.ns.ip('-4', '-o', 'addr', 'show', 'dev', 'net1')).toContain('10.84.0.2/24');
+    expect((await call('DEL', conf, a)).code).toBe(0);
+    expect(await stored('again-v4')).toEqual([]);
   });
 
   it('an exhausted pool fails ADD with code 100 naming it, and the node is left as it was', async () => {

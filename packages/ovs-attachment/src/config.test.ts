@@ -95,14 +95,16 @@ describe('loadNetConf', () => {
     expect([...NODE_LEVEL_FIELDS].sort()).toEqual(settings.sort());
   });
 
-  it('refuses host-local\'s dataDir (a directory root writes into) naming the node setting that sets it', () => {
+  it("refuses host-local's dataDir (a directory root writes into) naming the node setting that sets it", () => {
     const ipam = { type: 'host-local', subnet: '10.0.0.0/24', dataDir: '/etc' };
     const r = codeOf(() => loadNetConf({ ...base, ipam }, '', '1.1.0'));
     expect(r).toMatchObject({ code: 7, msg: expect.stringContaining('ipam.dataDir: a node setting') });
     expect(r.msg).toContain('ipam.hostLocalDataDir');
     // Another plugin's dataDir is that plugin's business (the node chose to allow it).
     expect(loadNetConf({ ...base, ipam: { ...ipam, type: 'gated' } }, '', '1.1.0').ipamType).toBe('gated');
-    expect(loadNetConf({ ...base, ipam }, '', '1.1.0', { ignoreNodeFields: true }).ipamType).toBe('host-local');
+    expect(loadNetConf({ ...base, ipam }, '', '1.1.0', { ignoreNodeFields: true }).ipamType).toBe(
+      'host-local',
+    );
   });
 
   it.each([

@@ -107,6 +107,16 @@ export class IpamAnswerError extends CniError {
 
 export const isIpamAnswer = (e: unknown): e is IpamAnswerError => e instanceof IpamAnswerError;
 
+/** The `ipam.type` of a network config's text (a recorded one), or undefined when it has none. */
+export function ipamTypeOf(stdinData: string): string | undefined {
+  try {
+    const t = (JSON.parse(stdinData) as { ipam?: { type?: unknown } }).ipam?.type;
+    return typeof t === 'string' ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Finds an IPAM plugin binary on CNI_PATH (code 7 names `ipam.type` when it is nowhere). */
 export async function findPlugin(type: string, path: readonly string[]): Promise<string> {
   for (const dir of path) {
@@ -128,7 +138,11 @@ export async function findPlugin(type: string, path: readonly string[]): Promise
  * The plugin file of an allowed IPAM type (code 7 naming `ipam.type` for a type the node does not
  * allow or that is nowhere on CNI_PATH).
  */
-export async function resolveIpamPlugin(type: string, path: readonly string[], rules: IpamNodeRules): Promise<string> {
+export async function resolveIpamPlugin(
+  type: string,
+  path: readonly string[],
+  rules: IpamNodeRules,
+): Promise<string> {
   assertIpamTypeAllowed(type, rules);
   return findPlugin(type, path);
 }

@@ -1,6 +1,6 @@
 import { PortIds } from '@fabrik/api';
 import { loadNetConf } from '../config.js';
-import { execIpam, ipamRulesOf, ipamTypeAllowed } from '../ipam.js';
+import { execIpam, ipamRulesOf, ipamTypeAllowed, ipamTypeOf } from '../ipam.js';
 import { listAttachments, removeAttachment } from '../cache.js';
 import { HOST_VETH_PREFIX, parseHostVethAlias } from '../names.js';
 import { loadNodeSettings, CniError, CniErrorCode, type CmdArgs } from '@fabrik/cni-skel';
@@ -114,14 +114,5 @@ export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
       );
   } finally {
     ovs.close();
-  }
-}
-
-function ipamTypeOf(stdinData: string): string | undefined {
-  try {
-    const t = (JSON.parse(stdinData) as { ipam?: { type?: unknown } }).ipam?.type;
-    return typeof t === 'string' ? t : undefined;
-  } catch {
-    return undefined;
   }
 }
