@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lstat } from 'node:fs/promises';
-import { createConnection } from 'node:net';
+import { chmod, lstat, mkdir } from 'node:fs/promises';
+import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { cnitoolContainerId, createGatedIpam, uniqueName, type OvsInstance } from '@fabrik/testkit';
 import { isCommandError } from '@fabrik/netcore';
@@ -114,6 +114,92 @@ describe('the socket', () => {
     expect(debug.code).toBe(0);
     expect(debug.stderr).toMatch(/fabrik-ovs: DEL done by this process: .*nobody\.sock: unavailable: ENOENT/);
     expect(answeredByAgent(sb, from)).toEqual([]);
+  });
+});
+
+describe('a socket the plugin cannot rely on', () => {
+  /** A listener at `dir/agent.sock` that reads requests and answers none, with `received` lines. */
+  async function silentAgent(
+    dir: string,
+  ): Promise<{ path: string; received: string[]; close(): Promise<void> }> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, 'agent.sock');
+    const received: string[] = [];
+    const server = createServer((socket) =>
+      socket.on('data', (chunk) => received.push(chunk.toString('utf8'))),
+    );
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    return { path, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+
+  it('an agent that takes the ADD and never answers: code 11 at the deadline, with only CNI_* and FABRIK_CNI_CONFIG sent', async () => {
+    const silent = await silentAgent(join(sb.dir, uniqueName('silent')));
+    try {
+      const settings = await writeNodeSettings(
+        sb,
+        { ...sandboxSettings(sb, ovs.endpoint), agentHostSocket: silent.path },
+        join(sb.dir, `${uniqueName('s')}.yaml`),
+      );
+      const ns = await netns();
+      const started = Date.now();
+      const r = await execPlugin(
+        sb,
+        'ADD',
+        { cniVersion: '1.0.0', name: uniqueName('st'), type: 'fabrik-ovs', bridge },
+        {
+          containerId: uniqueName('c'),
+          netns: ns.path,
+          ifname: 'net1',
+          env: {
+            FABRIK_CNI_CONFIG: settings,
+            FABRIK_CNI_AGENT_TIMEOUT_MS: '1000',
+            SECRET_OF_THE_RUNTIME: 'x',
+          },
+        },
+      );
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(r.out).toMatchObject({
+        code: 11,
+        msg: expect.stringMatching(/gave no answer \(no answer within 1000 ms\): try again/),
+      });
+      const request = JSON.parse(silent.received.join('').split('\n')[0] ?? '') as {
+        env: Record<string, string>;
+      };
+      expect(Object.keys(request.env).filter((k) => !k.startsWith('CNI_'))).toEqual(['FABRIK_CNI_CONFIG']);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('a socket in a directory anyone may write gets nothing: the plugin does the work itself', async () => {
+    const dir = join(sb.dir, uniqueName('open'));
+    const impostor = await silentAgent(dir);
+    await chmod(dir, 0o1777);
+    try {
+      const settings = await writeNodeSettings(
+        sb,
+        { ...sandboxSettings(sb, ovs.endpoint), agentHostSocket: impostor.path },
+        join(sb.dir, `${uniqueName('s')}.yaml`),
+      );
+      const r = await execPlugin(
+        sb,
+        'DEL',
+        { cniVersion: '1.0.0', name: uniqueName('im'), type: 'fabrik-ovs', bridge },
+        {
+          containerId: uniqueName('c'),
+          netns: '',
+          ifname: 'net1',
+          env: { FABRIK_CNI_CONFIG: settings, FABRIK_CNI_LOG_LEVEL: 'debug' },
+        },
+      );
+      expect(r.code, JSON.stringify(r.out)).toBe(0);
+      expect(r.stderr).toMatch(
+        /DEL done by this process: .*: unavailable: directory .* is writable by group or others/,
+      );
+      expect(impostor.received).toEqual([]);
+    } finally {
+      await impostor.close();
+    }
   });
 });
 
