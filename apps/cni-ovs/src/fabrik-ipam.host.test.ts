@@ -156,6 +156,51 @@ describe('fabrik-ovs with fabrik-ipam', () => {
     expect(await stored('again-v4')).toEqual([]);
   });
 
+  it('GC goes on to fabrik-ipam: a lease without a port, veth or record of fabrik-ovs is released, a valid one stays', async () => {
+    await createPool('gc-v4', {
+      ipRanges: [{ cidr: '10.85.0.0/24' }],
+      subnetInfo: { gateway: '10.85.0.1', prefixLength: 24 },
+    });
+    const conf = netConf('gcnet', ['gc-v4']);
+    const live = await attachment();
+    expect((await call('ADD', conf, live)).code).toBe(0);
+    // A lease only fabrik-ipam knows of (an ADD that died between IPAM and everything else).
+    const orphan = await attachment();
+    const leased = await execPlugin(bed.sb, 'ADD', conf, {
+      containerId: orphan.containerId,
+      netns: orphan.netns,
+      ifname: orphan.ifname,
+      args: orphan.args,
+      binary: join(bed.sb.binDir, 'fabrik-ipam'),
+      env: { FABRIK_IPAM_CODE_CACHE_DIR: join(bed.sb.dir, 'ipam-code-cache') },
+      timeoutMs: 240_000,
+    });
+    expect(leased.code, JSON.stringify(leased.out)).toBe(0);
+    expect(await stored('gc-v4')).toEqual([
+      `10.85.0.2 ${live.containerId}`,
+      `10.85.0.3 ${orphan.containerId}`,
+    ]);
+
+    const valid = [{ containerID: live.containerId, ifname: live.ifname }];
+    const gc = await call('GC', { ...conf, 'cni.dev/valid-attachments': valid }, live);
+    expect(gc.code, JSON.stringify(gc.out)).toBe(0);
+    expect(await stored('gc-v4')).toEqual([`10.85.0.2 ${live.containerId}`]);
+    expect((await call('DEL', conf, live)).code).toBe(0);
+  });
+
+  it("STATUS asks fabrik-ipam too: a pool that does not exist fails it with fabrik-ipam's error, though the bridge is there", async () => {
+    await createPool('status-v4', {
+      ipRanges: [{ cidr: '10.86.0.0/24' }],
+      subnetInfo: { gateway: '10.86.0.1', prefixLength: 24 },
+    });
+    const a = await attachment();
+    expect((await call('STATUS', netConf('status', ['status-v4']), a)).code).toBe(0);
+    const missing = await call('STATUS', netConf('status', ['status-v4', 'no-such-pool']), a);
+    // fabrik-ipam's own answer, passed on (its code for a missing pool is its business).
+    expect(missing.code).toBe(1);
+    expect(String(missing.out?.['msg'])).toMatch(/^IPAM fabrik-ipam STATUS: .*no-such-pool/);
+  });
+
   it('an exhausted pool fails ADD with code 100 naming it, and the node is left as it was', async () => {
     await createPool('tiny-v4', {
       ipRanges: [{ start: '10.82.0.10', end: '10.82.0.10' }],

@@ -62,7 +62,7 @@ export function assertIpamTypeAllowed(type: string, rules: IpamNodeRules): void 
 export interface IpamCall {
   readonly type: string;
   readonly rules: IpamNodeRules;
-  readonly command: 'ADD' | 'DEL' | 'CHECK';
+  readonly command: 'ADD' | 'DEL' | 'CHECK' | 'GC' | 'STATUS';
   /** The network config as received (IPAM plugins read their own `ipam` section from it). */
   readonly stdinData: string;
   readonly cniVersion: string;
@@ -159,7 +159,8 @@ function delegatedConfig(call: IpamCall): string {
 
 /**
  * Executes the IPAM plugin like a runtime would (libcni's `invoke.DelegateAdd` and friends) and
- * returns its result for ADD. Only a type the node allows runs; it runs as the leader of a
+ * returns its result for ADD; GC and STATUS go only to a plugin that speaks 1.1.0 (they are
+ * 1.1.0's verbs; an older plugin is not asked). Only a type the node allows runs; it runs as the leader of a
  * process group of its own, killed as a whole at the node's deadline (`timeouts.ipamTimeoutMs`). A plugin that speaks only older versions (host-local and static stop
  * at 1.0.0) is retried once with the config (and prevResult) rewritten to 1.0.0, whose result
  * format 1.1.0 extends.
@@ -176,6 +177,9 @@ export async function execIpam(
   const stdin = delegatedConfig(call);
   const local = inProcess?.[call.type];
   if (local) return runInProcess(local, call, stdin);
+  // GC and STATUS exist from 1.1.0 on: a plugin of an older spec has none to forward to.
+  if ((call.command === 'GC' || call.command === 'STATUS') && !(await speaks(file, call, '1.1.0')))
+    return undefined;
   try {
     return await invoke(file, call, stdin);
   } catch (e) {
