@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { Logger } from '@fabrik/agent-runtime';
-import type { CniIpamSettings } from '@fabrik/api';
-import { connectWithKubeconfig, fabrikIpamPlugin } from '@fabrik/ipam-plugin';
+import { connectWithKubeconfig, fabrikIpamPlugin, type IpPoolConnectSettings } from '@fabrik/ipam-plugin';
 import { ipPoolClient, type IpPoolClient } from '@fabrik/ippool';
 import type { InProcessIpam } from '@fabrik/ovs-attachment';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -15,7 +14,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 // delegates them (packages/ovs-attachment/src/ipam.ts).
 
 /** Opens the IPPool client of one fabrik-ipam verb, given the node settings' `ipam` section. */
-export type ConnectIpPools = (settings: CniIpamSettings) => Promise<IpPoolClient>;
+export type ConnectIpPools = (settings: IpPoolConnectSettings) => Promise<IpPoolClient>;
 
 /** The IPAM plugins agent-host runs in-process: fabrik-ipam, over `connect`. */
 export function inProcessIpam(connect: ConnectIpPools): InProcessIpam {

@@ -52,7 +52,7 @@ try {
     { ...settings, agentHostSocket: agent.socket },
     join(sb.dir, 'fast-path.yaml'),
   );
-  const ipam = (subnet: string) => ({ type: 'host-local', subnet, dataDir: sb.ipamDataDir });
+  const ipam = (subnet: string) => ({ type: 'host-local', subnet });
   const fabrikConf = (name: string, subnet: string) => ({
     cniVersion: '1.0.0',
     name,

@@ -40,7 +40,6 @@ function netConf(name: string, extra: Record<string, unknown> = {}): Record<stri
       subnet: '10.99.0.0/24',
       gateway: '10.99.0.1',
       routes: [{ dst: '10.98.0.0/16' }],
-      dataDir: sb.ipamDataDir,
     },
     ...extra,
   };
@@ -500,7 +499,7 @@ describe('refusals and failures', () => {
     const conf = {
       cniVersion: '1.0.0',
       ...netConf(net, {
-        ipam: { type: 'host-local', ranges: [[{ subnet: '10.97.0.0/30' }]], dataDir: sb.ipamDataDir },
+        ipam: { type: 'host-local', ranges: [[{ subnet: '10.97.0.0/30' }]] },
       }),
     };
     const first = { containerId: uniqueName('c'), netns: (await netns()).path, ifname: 'net1' };
@@ -527,7 +526,7 @@ describe('50 concurrent attachments', () => {
     const net = uniqueName('par');
     const conf = {
       cniVersion: '1.0.0',
-      ...netConf(net, { ipam: { type: 'host-local', subnet: '10.96.0.0/24', dataDir: sb.ipamDataDir } }),
+      ...netConf(net, { ipam: { type: 'host-local', subnet: '10.96.0.0/24' } }),
     };
     const pods = await Promise.all(
       Array.from({ length: 50 }, async () => ({

@@ -2,6 +2,7 @@
 // plugin (project host), and in-process inside agent-host (project host-fast-path, where the
 // agent's log must show every verb's IPAM done there). The expected answers are written out once,
 // so both paths give the same results and the same errors, code and message.
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpPool, type IpPoolSpec } from '@fabrik/api';
@@ -133,6 +134,71 @@ describe('fabrik-ovs with fabrik-ipam', () => {
     expect(await stored('life-v4')).toEqual([]);
     // ADD, CHECK, three DELs: five IPAM verbs, each run inside agent-host on the fast path.
     expect(inProcessVerbs(mark)).toBe(onFastPath(5));
+  });
+
+  it("a repeated ADD that fails (the node lost its cache record, the veth is still there) leaves the live Pod its address: fabrik-ipam's heldAlready", async () => {
+    await createPool('again-v4', {
+      ipRanges: [{ cidr: '10.84.0.0/24' }],
+      subnetInfo: { gateway: '10.84.0.1', prefixLength: 24 },
+    });
+    const conf = netConf('again', ['again-v4']);
+    const a = await attachment();
+    expect((await call('ADD', conf, a)).code).toBe(0);
+    expect(await stored('again-v4')).toEqual([`10.84.0.2 ${a.containerId}`]);
+    // Without its record fabrik-ovs cannot tell the attachment exists: the ADD goes on, fabrik-ipam
+    // answers with the address the attachment holds, and the ADD fails at the Pod's existing veth.
+    await rm(join(bed.sb.cacheDir, 'again'), { recursive: true, force: true });
+    const again = await call('ADD', conf, a);
+    expect(again.code, JSON.stringify(again.out)).toBe(1);
+    expect(await stored('again-v4')).toEqual([`10.84.0.2 ${a.containerId}`]);
+    expect(await a.ns.ip('-4', '-o', 'addr', 'show', 'dev', 'net1')).toContain('10.84.0.2/24');
+    expect((await call('DEL', conf, a)).code).toBe(0);
+    expect(await stored('again-v4')).toEqual([]);
+  });
+
+  it('GC goes on to fabrik-ipam: a lease without a port, veth or record of fabrik-ovs is released, a valid one stays', async () => {
+    await createPool('gc-v4', {
+      ipRanges: [{ cidr: '10.85.0.0/24' }],
+      subnetInfo: { gateway: '10.85.0.1', prefixLength: 24 },
+    });
+    const conf = netConf('gcnet', ['gc-v4']);
+    const live = await attachment();
+    expect((await call('ADD', conf, live)).code).toBe(0);
+    // A lease only fabrik-ipam knows of (an ADD that died between IPAM and everything else).
+    const orphan = await attachment();
+    const leased = await execPlugin(bed.sb, 'ADD', conf, {
+      containerId: orphan.containerId,
+      netns: orphan.netns,
+      ifname: orphan.ifname,
+      args: orphan.args,
+      binary: join(bed.sb.binDir, 'fabrik-ipam'),
+      env: { FABRIK_IPAM_CODE_CACHE_DIR: join(bed.sb.dir, 'ipam-code-cache') },
+      timeoutMs: 240_000,
+    });
+    expect(leased.code, JSON.stringify(leased.out)).toBe(0);
+    expect(await stored('gc-v4')).toEqual([
+      `10.85.0.2 ${live.containerId}`,
+      `10.85.0.3 ${orphan.containerId}`,
+    ]);
+
+    const valid = [{ containerID: live.containerId, ifname: live.ifname }];
+    const gc = await call('GC', { ...conf, 'cni.dev/valid-attachments': valid }, live);
+    expect(gc.code, JSON.stringify(gc.out)).toBe(0);
+    expect(await stored('gc-v4')).toEqual([`10.85.0.2 ${live.containerId}`]);
+    expect((await call('DEL', conf, live)).code).toBe(0);
+  });
+
+  it("STATUS asks fabrik-ipam too: a pool that does not exist fails it with fabrik-ipam's error, though the bridge is there", async () => {
+    await createPool('status-v4', {
+      ipRanges: [{ cidr: '10.86.0.0/24' }],
+      subnetInfo: { gateway: '10.86.0.1', prefixLength: 24 },
+    });
+    const a = await attachment();
+    expect((await call('STATUS', netConf('status', ['status-v4']), a)).code).toBe(0);
+    const missing = await call('STATUS', netConf('status', ['status-v4', 'no-such-pool']), a);
+    // fabrik-ipam's own answer, passed on (its code for a missing pool is its business).
+    expect(missing.code).toBe(1);
+    expect(String(missing.out?.['msg'])).toMatch(/^IPAM fabrik-ipam STATUS: .*no-such-pool/);
   });
 
   it('an exhausted pool fails ADD with code 100 naming it, and the node is left as it was', async () => {

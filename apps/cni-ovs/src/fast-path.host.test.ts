@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lstat } from 'node:fs/promises';
-import { createConnection } from 'node:net';
+import { chmod, lstat, mkdir } from 'node:fs/promises';
+import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { cnitoolContainerId, createGatedIpam, uniqueName, type OvsInstance } from '@fabrik/testkit';
 import { isCommandError } from '@fabrik/netcore';
@@ -32,7 +32,12 @@ async function network(ipamType = 'host-local'): Promise<string> {
   await writeConflist(sb, name, '1.0.0', {
     bridge,
     vlan: 100,
-    ipam: { type: ipamType, subnet: '10.95.0.0/24', dataDir: sb.ipamDataDir },
+    // host-local's dataDir comes from the node settings; a test plugin wrapping it gets it here.
+    ipam: {
+      type: ipamType,
+      subnet: '10.95.0.0/24',
+      ...(ipamType === 'host-local' ? {} : { dataDir: sb.ipamDataDir }),
+    },
   });
   return name;
 }
@@ -93,7 +98,7 @@ describe('the socket', () => {
       name: uniqueName('na'),
       type: 'fabrik-ovs',
       bridge,
-      ipam: { type: 'host-local', subnet: '10.94.0.0/24', dataDir: sb.ipamDataDir },
+      ipam: { type: 'host-local', subnet: '10.94.0.0/24' },
     };
     const call = { containerId: uniqueName('c'), netns: ns.path, ifname: 'net1' };
     const from = sb.agent!.logs.length;
@@ -112,10 +117,97 @@ describe('the socket', () => {
   });
 });
 
+describe('a socket the plugin cannot rely on', () => {
+  /** A listener at `dir/agent.sock` that reads requests and answers none, with `received` lines. */
+  async function silentAgent(
+    dir: string,
+  ): Promise<{ path: string; received: string[]; close(): Promise<void> }> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, 'agent.sock');
+    const received: string[] = [];
+    const server = createServer((socket) =>
+      socket.on('data', (chunk) => received.push(chunk.toString('utf8'))),
+    );
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    return { path, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+
+  it('an agent that takes the ADD and never answers: code 11 at the deadline, with only CNI_* and FABRIK_CNI_CONFIG sent', async () => {
+    const silent = await silentAgent(join(sb.dir, uniqueName('silent')));
+    try {
+      const settings = await writeNodeSettings(
+        sb,
+        { ...sandboxSettings(sb, ovs.endpoint), agentHostSocket: silent.path },
+        join(sb.dir, `${uniqueName('s')}.yaml`),
+      );
+      const ns = await netns();
+      const started = Date.now();
+      const r = await execPlugin(
+        sb,
+        'ADD',
+        { cniVersion: '1.0.0', name: uniqueName('st'), type: 'fabrik-ovs', bridge },
+        {
+          containerId: uniqueName('c'),
+          netns: ns.path,
+          ifname: 'net1',
+          env: {
+            FABRIK_CNI_CONFIG: settings,
+            FABRIK_CNI_AGENT_TIMEOUT_MS: '1000',
+            SECRET_OF_THE_RUNTIME: 'x',
+          },
+        },
+      );
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(r.out).toMatchObject({
+        code: 11,
+        msg: expect.stringMatching(/gave no answer \(no answer within 1000 ms\): try again/),
+      });
+      const request = JSON.parse(silent.received.join('').split('\n')[0] ?? '') as {
+        env: Record<string, string>;
+      };
+      expect(Object.keys(request.env).filter((k) => !k.startsWith('CNI_'))).toEqual(['FABRIK_CNI_CONFIG']);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('a socket in a directory anyone may write gets nothing: the plugin does the work itself', async () => {
+    const dir = join(sb.dir, uniqueName('open'));
+    const impostor = await silentAgent(dir);
+    await chmod(dir, 0o1777);
+    try {
+      const settings = await writeNodeSettings(
+        sb,
+        { ...sandboxSettings(sb, ovs.endpoint), agentHostSocket: impostor.path },
+        join(sb.dir, `${uniqueName('s')}.yaml`),
+      );
+      const r = await execPlugin(
+        sb,
+        'DEL',
+        { cniVersion: '1.0.0', name: uniqueName('im'), type: 'fabrik-ovs', bridge },
+        {
+          containerId: uniqueName('c'),
+          netns: '',
+          ifname: 'net1',
+          env: { FABRIK_CNI_CONFIG: settings, FABRIK_CNI_LOG_LEVEL: 'debug' },
+        },
+      );
+      expect(r.code, JSON.stringify(r.out)).toBe(0);
+      expect(r.stderr).toMatch(
+        /DEL done by this process: .*: unavailable: directory .* is writable by group or others/,
+      );
+      expect(impostor.received).toEqual([]);
+    } finally {
+      await impostor.close();
+    }
+  });
+});
+
 describe('concurrency', () => {
   it('one attachment’s invocations run in order (a DEL waits for its ADD), other attachments meanwhile', async () => {
     const agent = await sb.startAgent(ovs.endpoint);
     const gate = await createGatedIpam(sb.binDir, uniqueName('gate'));
+    await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint, [gate.type]));
     const held = await network(gate.type);
     const ns = await netns();
     const probe = {
@@ -171,7 +263,7 @@ describe('OVSDB goes away under agent-host', () => {
           name: net,
           type: 'fabrik-ovs',
           bridge,
-          ipam: { type: 'host-local', subnet: '10.95.0.0/24', dataDir: sb.ipamDataDir },
+          ipam: { type: 'host-local', subnet: '10.95.0.0/24' },
         },
         { containerId: cnitoolContainerId(ns.path), netns: ns.path, ifname: 'net1' },
       );
@@ -199,6 +291,7 @@ describe('the plugin goes away', () => {
   it('in the middle of an ADD (the runtime timed out): agent-host finishes it, the DEL then removes a whole attachment', async () => {
     const agent = await sb.startAgent(ovs.endpoint);
     const gate = await createGatedIpam(sb.binDir, uniqueName('gate'));
+    await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint, [gate.type]));
     const net = await network(gate.type);
     const ns = await netns();
     const containerId = cnitoolContainerId(ns.path);
@@ -247,6 +340,7 @@ describe('agent-host goes away', () => {
   it('kill -9 in the middle of an ADD: the ADD is code 11, the runtime’s DEL leaves nothing behind', async () => {
     await sb.startAgent(ovs.endpoint);
     const gate = await createGatedIpam(sb.binDir, uniqueName('gate'));
+    await writeNodeSettings(sb, sandboxSettings(sb, ovs.endpoint, [gate.type]));
     const net = await network(gate.type);
     const ns = await netns();
     const probe = {

@@ -36,7 +36,7 @@ const conf = (name = uniqueName('h'), extra: Record<string, unknown> = {}): Reco
   type: 'fabrik-ovs',
   bridge,
   vlan: 100,
-  ipam: { type: 'host-local', subnet: '10.61.0.0/24', dataDir: sb.ipamDataDir },
+  ipam: { type: 'host-local', subnet: '10.61.0.0/24' },
   ...extra,
 });
 
@@ -149,10 +149,57 @@ describe('ADD refuses hostile input with the spec code, names it, and leaves the
     ['ipam.type "."', async () => ({ config: conf(undefined, { ipam: { type: '.' } }) }), 7, /ipam\.type:/],
     ['ipam.type ".."', async () => ({ config: conf(undefined, { ipam: { type: '..' } }) }), 7, /ipam\.type:/],
     [
-      'an IPAM plugin that does not exist',
+      'an IPAM plugin the node does not allow',
       async () => ({ config: conf(undefined, { ipam: { type: 'no-such-ipam' } }) }),
       7,
+      /ipam\.type: "no-such-ipam" is not an IPAM plugin this node runs \(ipam\.allowedTypes of .*: fabrik-ipam, host-local, static, dhcp\)/,
+    ],
+    [
+      'an allowed IPAM plugin that does not exist',
+      async () => ({
+        config: conf(undefined, { ipam: { type: 'no-such-ipam' } }),
+        env: {
+          FABRIK_CNI_CONFIG: await settingsWith({
+            ipam: { hostLocalDataDir: sb.ipamDataDir, allowedTypes: ['no-such-ipam'] },
+          }),
+        },
+      }),
+      7,
       /ipam\.type: plugin no-such-ipam not found/,
+    ],
+    [
+      'fabrik-ovs as its own IPAM (a fork chain)',
+      async () => ({ config: conf(undefined, { ipam: { type: 'fabrik-ovs' } }) }),
+      7,
+      /ipam\.type: is not an IPAM plugin/,
+    ],
+    [
+      'host-device as IPAM (a main plugin, handed the whole config)',
+      async () => ({ config: conf(undefined, { ipam: { type: 'host-device', device: 'lo' } }) }),
+      7,
+      /ipam\.type: is not an IPAM plugin/,
+    ],
+    [
+      "host-local's dataDir from the network config",
+      async () => ({
+        config: conf(undefined, { ipam: { type: 'host-local', subnet: '10.61.0.0/24', dataDir: '/etc' } }),
+      }),
+      7,
+      /ipam\.dataDir: a node setting, not allowed in a network config \(set ipam\.hostLocalDataDir/,
+    ],
+    [
+      'a multicast static address',
+      async () => ({
+        config: conf(undefined, { ipam: { type: 'static', addresses: [{ address: '224.0.0.1/4' }] } }),
+      }),
+      7,
+      /ipam\.addresses\.0\.address: 224\.0\.0\.1\/4 is a multicast address, not a unicast one/,
+    ],
+    [
+      'a broadcast requested IP',
+      async () => ({ config: conf(undefined, { runtimeConfig: { ips: ['10.61.0.255/24'] } }) }),
+      7,
+      /runtimeConfig\.ips\.0: 10\.61\.0\.255\/24 is a broadcast address/,
     ],
     [
       'a config nested 5000 deep',
@@ -284,7 +331,7 @@ describe('DEL succeeds when there is nothing to delete, whatever the input ADD r
       'an IPAM config host-local refuses (a bad subnet)',
       async () => ({
         config: conf(undefined, {
-          ipam: { type: 'host-local', subnet: '10.0.0.300/24', dataDir: sb.ipamDataDir },
+          ipam: { type: 'host-local', subnet: '10.0.0.300/24' },
         }),
       }),
     ],

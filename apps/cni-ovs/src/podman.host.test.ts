@@ -61,7 +61,7 @@ beforeAll(async () => {
           bridge,
           vlan: 100,
           capabilities: { ips: true, mac: true },
-          ipam: { type: 'host-local', subnet: '10.55.0.0/24', dataDir: sb.ipamDataDir },
+          ipam: { type: 'host-local', subnet: '10.55.0.0/24' },
         },
       ],
     }),

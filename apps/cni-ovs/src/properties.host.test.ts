@@ -224,11 +224,47 @@ const defects: fc.Arbitrary<Defect> = fc.oneof(
     codes: [7],
     apply: setConfig(['bridge'], 'br-nothere'),
   }),
+  // IPAM plugins the node does not run (issue 38): main and meta plugins, fabrik-ovs itself (a fork
+  // chain), anything not in ipam.allowedTypes.
+  fc
+    .constantFrom('fabrik-ovs', 'host-device', 'bridge', 'portmap', 'whereabouts', 'no-such-ipam')
+    .map((type): Defect => ({
+      what: `ipam.type ${type}`,
+      codes: [7],
+      apply: setConfig(['ipam'], { type, device: 'lo', subnet: '10.252.0.0/24' }),
+    })),
+  fc.constantFrom('/etc', '/', '/var/lib/cni/networks').map((dir): Defect => ({
+    what: `host-local dataDir ${dir} from the network config`,
+    codes: [7],
+    apply: setConfig(['ipam', 'dataDir'], dir),
+  })),
+  fc
+    .constantFrom(
+      '224.0.0.1/4',
+      '239.255.255.250/24',
+      'ff02::1/64',
+      '255.255.255.255/32',
+      '10.9.0.255/24',
+      '127.0.0.1/8',
+    )
+    .chain((address) =>
+      fc.constantFrom<Defect>(
+        {
+          what: `static address ${address}`,
+          codes: [7],
+          apply: setConfig(['ipam'], { type: 'static', addresses: [{ address }] }),
+        },
+        {
+          what: `requested IP ${address}`,
+          codes: [7],
+          apply: setConfig(['runtimeConfig', 'ips'], [address]),
+        },
+      ),
+    ),
   fc.constant<Defect>({
     what: 'an IPAM config host-local refuses',
     codes: [999],
-    apply: (c) =>
-      setConfig(['ipam'], { type: 'host-local', subnet: '10.250.0.300/24', dataDir: sb.ipamDataDir })(c),
+    apply: (c) => setConfig(['ipam'], { type: 'host-local', subnet: '10.250.0.300/24' })(c),
   }),
   fc
     .constantFrom('0.2.0', '9.9.9', '1.0')
@@ -257,7 +293,7 @@ function validCall(netnsPath: string): Call {
       type: 'fabrik-ovs',
       bridge,
       vlan: 100,
-      ipam: { type: 'host-local', subnet: '10.251.0.0/16', dataDir: sb.ipamDataDir },
+      ipam: { type: 'host-local', subnet: '10.251.0.0/16' },
     },
   };
 }
@@ -388,8 +424,6 @@ describe('valid attachments', () => {
         fc.asyncProperty(validAttachment, async (a) => {
           const ns = await createTempNetns('fprop-');
           try {
-            const ipamConfig =
-              'ipam' in a.ipam ? { ipam: { ...a.ipam.ipam, dataDir: sb.ipamDataDir } } : a.ipam;
             const config: Record<string, unknown> = {
               cniVersion: a.version,
               name: a.name,
@@ -397,7 +431,7 @@ describe('valid attachments', () => {
               bridge,
               ...a.port,
               ...(a.mtu !== undefined ? { mtu: a.mtu } : {}),
-              ...ipamConfig,
+              ...a.ipam,
               ...(a.mac !== undefined ? { args: { cni: { mac: a.mac } } } : {}),
             };
             const c: Call = {

@@ -25,6 +25,7 @@ import {
 } from '@fabrik/testkit';
 import { bundlePlugin } from '../scripts/bundle.js';
 import { hostVethName } from '@fabrik/ovs-attachment';
+import { DEFAULT_IPAM_TYPES } from '@fabrik/api';
 import { startAgentHost, type AgentHostProcess } from './agent-host.js';
 
 export { CNITOOL, DEBIAN_CNI_DIR } from '@fabrik/testkit';
@@ -162,11 +163,21 @@ export function usePluginTestBed(options: {
 export type ExecResult = CniExecResult;
 
 /**
- * The node settings of a sandbox: its private OVSDB and cache, and a generous ofport timeout
- * (test files run their own ovs-vswitchd side by side on a 2-core machine).
+ * The node settings of a sandbox: its private OVSDB, cache and host-local data directory, a
+ * generous ofport timeout (test files run their own ovs-vswitchd side by side on a 2-core machine),
+ * and the default IPAM plugins plus `ipamTypes` (the test's own plugins) allowed.
  */
-export function sandboxSettings(sb: PluginSandbox, ovsdbSocket: string): Record<string, unknown> {
-  return { ovsdbSocket, cacheDir: sb.cacheDir, timeouts: { ofportTimeoutMs: 30_000 } };
+export function sandboxSettings(
+  sb: PluginSandbox,
+  ovsdbSocket: string,
+  ipamTypes: readonly string[] = [],
+): Record<string, unknown> {
+  return {
+    ovsdbSocket,
+    cacheDir: sb.cacheDir,
+    ipam: { hostLocalDataDir: sb.ipamDataDir, allowedTypes: [...DEFAULT_IPAM_TYPES, ...ipamTypes] },
+    timeouts: { ofportTimeoutMs: 30_000 },
+  };
 }
 
 /**

@@ -197,6 +197,10 @@ export { CNI_NODE_SETTINGS_PATH, CNI_NODE_SETTINGS_ENV } from './config/cni-sett
 export {
   DEFAULT_CNI_CACHE_DIR,
   DEFAULT_IPAM_KUBECONFIG,
+  DEFAULT_HOST_LOCAL_DATA_DIR,
+  DEFAULT_IPAM_TYPES,
+  NOT_IPAM_PLUGINS,
+  IpamPluginType,
   CniNodeSettings,
   CniIpamSettings,
   CniTimeouts,
@@ -206,4 +210,6 @@ export {
 export type { CniNodeSettingsInput } from './config/cni-settings.js';
 export { PortIds, CNI_OVS_OWNER } from './ovs-port-ids.js';
 export { familyOf, canonicalIp, compareIp } from './routing-intent/ip.js';
+export { nonUnicastKind } from './network/ip.js';
+export type { NonUnicastKind } from './network/ip.js';
 export type { IpFamily } from './routing-intent/ip.js';

@@ -1,4 +1,4 @@
-import { MacAddress } from '@fabrik/api';
+import { MacAddress, nonUnicastKind } from '@fabrik/api';
 import { z } from 'zod';
 import { CniError, CniErrorCode } from './errors.js';
 
@@ -19,8 +19,14 @@ export function parseCniArgs(text: string): Array<[string, string]> {
     });
 }
 
-/** An IP to request, with or without prefix length (IPAM plugins accept both). */
-export const RequestedIp = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]);
+/**
+ * An IP to request, with or without prefix length (IPAM plugins accept both): a unicast address,
+ * since it becomes the Pod interface's own (no multicast, broadcast, loopback or unspecified).
+ */
+export const RequestedIp = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]).superRefine((ip, ctx) => {
+  const kind = nonUnicastKind(ip);
+  if (kind) ctx.addIssue({ code: 'custom', message: `${ip} is a ${kind} address, not a unicast one` });
+});
 
 /** What fabrik's plugins read from CNI_ARGS (the keys of runtimes, Multus and the kubelet). */
 export interface CniArgs {

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentHostSocketOf, callAgent } from './fast-path-client.js';
+import { agentHostSocketOf, agentTimeoutMs, callAgent, fastPathEnv } from './fast-path-client.js';
 import { FAST_PATH_PROTOCOL_VERSION, encodeFastPathMessage, fastPathRefusal } from './fast-path.js';
 
 // The plugin side of the fast path against agents played by a server in this process: every way a
@@ -69,9 +69,76 @@ describe('callAgent', () => {
     await writeFile(join(dir, 'file'), '');
     expect(await callAgent(join(dir, 'file'), request)).toEqual({
       kind: 'unavailable',
-      reason: 'ECONNREFUSED',
+      reason: `${join(dir, 'file')} is not a socket`,
     });
   });
+
+  it('an agent that takes the request and never answers: broken (code 11 for the runtime) at the deadline', async () => {
+    const path = await agent(() => undefined);
+    const started = Date.now();
+    const outcome = await callAgent(path, request, { deadlineMs: 300 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(outcome).toEqual({ kind: 'broken', reason: 'no answer within 300 ms' });
+  });
+
+  it.each([
+    [
+      'a socket another user owns',
+      (path: string) => chown(path, 65534, 65534),
+      /socket .* belongs to uid 65534, not root/,
+    ],
+    [
+      'a socket anyone may write',
+      (path: string) => chmod(path, 0o777),
+      /socket .* is writable by group or others \(mode 777\)/,
+    ],
+    [
+      'a directory anyone may write (anyone could have replaced the socket)',
+      (path: string) => chmod(join(path, '..'), 0o1777),
+      /directory .* is writable by group or others \(mode 777\)/,
+    ],
+    [
+      'a directory another user owns',
+      (path: string) => chown(join(path, '..'), 65534, 65534),
+      /directory .* belongs to uid 65534, not root/,
+    ],
+  ])('%s: nothing is sent (unavailable: the plugin does the work itself)', async (_, spoil, reason) => {
+    let asked = false;
+    const path = await agent((socket) => {
+      asked = true;
+      socket.end(encodeFastPathMessage({ version: 1, kind: 'answer', exitCode: 0, stdout: '', stderr: '' }));
+    });
+    await spoil(path);
+    const outcome = await callAgent(path, request);
+    expect(outcome).toMatchObject({ kind: 'unavailable', reason: expect.stringMatching(reason) });
+    expect(asked).toBe(false);
+  });
+});
+
+describe('fastPathEnv', () => {
+  it('sends the CNI_* variables and FABRIK_CNI_CONFIG, nothing else of the runtime environment', () => {
+    expect(
+      fastPathEnv({
+        CNI_COMMAND: 'ADD',
+        CNI_PATH: '/opt/cni/bin',
+        FABRIK_CNI_CONFIG: '/etc/x.yaml',
+        PATH: '/usr/bin',
+        HOME: '/root',
+        AWS_SECRET_ACCESS_KEY: 'x',
+        FABRIK_CNI_LOG_LEVEL: 'debug',
+        UNSET: undefined,
+      }),
+    ).toEqual({ CNI_COMMAND: 'ADD', CNI_PATH: '/opt/cni/bin', FABRIK_CNI_CONFIG: '/etc/x.yaml' });
+  });
+});
+
+describe('agentTimeoutMs', () => {
+  it.each([
+    [{}, 90_000],
+    [{ FABRIK_CNI_AGENT_TIMEOUT_MS: '5000' }, 5000],
+    [{ FABRIK_CNI_AGENT_TIMEOUT_MS: '50' }, 90_000],
+    [{ FABRIK_CNI_AGENT_TIMEOUT_MS: 'soon' }, 90_000],
+  ])('%j: %i', (env, ms) => expect(agentTimeoutMs(env)).toBe(ms));
 
   it.each([
     ['closes the connection after the request', (s: Socket) => s.destroy(), /without an answer/],

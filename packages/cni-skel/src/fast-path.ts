@@ -13,9 +13,10 @@ export const MAX_FAST_PATH_MESSAGE_BYTES = 16 * 1024 * 1024;
 export interface FastPathRequest {
   readonly version: number;
   /**
-   * The plugin process's environment as the runtime set it: CNI_COMMAND and the other CNI_*
-   * variables, FABRIK_CNI_CONFIG, PATH. The agent runs the verb with exactly this environment
-   * (delegated IPAM plugins get it too), so the outcome is the one the plugin would have had.
+   * The CNI_* variables of the plugin process's environment as the runtime set it, and
+   * FABRIK_CNI_CONFIG (fast-path-client.ts's fastPathEnv). The agent runs the verb with exactly this
+   * environment (delegated IPAM plugins get it too), so the outcome is the one the plugin would
+   * have had.
    */
   readonly env: Readonly<Record<string, string>>;
   /** The network config exactly as the plugin read it from stdin. */

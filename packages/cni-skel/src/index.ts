@@ -64,5 +64,13 @@ export {
   parseFastPathResponse,
 } from './fast-path.js';
 export type { FastPathRequest, FastPathResponse, FastPathAnswer, FastPathRefusal } from './fast-path.js';
-export { agentHostSocketOf, callAgent } from './fast-path-client.js';
+export {
+  agentHostSocketOf,
+  callAgent,
+  fastPathEnv,
+  untrustedSocket,
+  agentTimeoutMs,
+  AGENT_TIMEOUT_ENV,
+  DEFAULT_AGENT_TIMEOUT_MS,
+} from './fast-path-client.js';
 export type { AgentCallOutcome } from './fast-path-client.js';

@@ -1,6 +1,6 @@
 import { CniError, CniErrorCode } from './errors.js';
 import { FAST_PATH_PROTOCOL_VERSION } from './fast-path.js';
-import { callAgent } from './fast-path-client.js';
+import { agentTimeoutMs, callAgent, fastPathEnv } from './fast-path-client.js';
 import { invocationErrorJson, runPlugin, type PluginFuncs } from './run-plugin.js';
 
 export { SPEC_VERSIONS } from './versions.js';
@@ -57,9 +57,11 @@ async function handToAgent(options: CniMainOptions, stdin: string): Promise<Proc
   if (!options.agentSocket || !AGENT_COMMANDS.has(command)) return undefined;
   const socket = await options.agentSocket(process.env);
   if (socket === undefined) return undefined;
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  const outcome = await callAgent(socket, { version: FAST_PATH_PROTOCOL_VERSION, env, stdin });
+  const outcome = await callAgent(
+    socket,
+    { version: FAST_PATH_PROTOCOL_VERSION, env: fastPathEnv(process.env), stdin },
+    { deadlineMs: agentTimeoutMs(process.env) },
+  );
   switch (outcome.kind) {
     case 'answered':
       return outcome.answer;

@@ -38,7 +38,7 @@ const DnsSchema = z.looseObject({
   search: z.array(z.string()).optional(),
   options: z.array(z.string()).optional(),
 });
-const FabrikSchema = z.looseObject({ vlan: VlanId.optional() });
+const FabrikSchema = z.looseObject({ vlan: VlanId.optional(), heldAlready: z.boolean().optional() });
 const ResultSchema = z.looseObject({
   interfaces: z.array(InterfaceSchema).optional(),
   ips: z.array(IpConfigSchema).optional(),
@@ -81,7 +81,7 @@ export function parseCniResult(
     const { nameservers, domain, search, options } = r.dns;
     result.dns = withoutUndefined({ nameservers, domain, search, options });
   }
-  if (r.fabrik) result.fabrik = withoutUndefined({ vlan: r.fabrik.vlan });
+  if (r.fabrik) result.fabrik = withoutUndefined({ vlan: r.fabrik.vlan, heldAlready: r.fabrik.heldAlready });
   return { ok: true, result };
 }
 

@@ -38,11 +38,14 @@ export interface CniDns {
 /**
  * fabrik's own result field, from an IPAM plugin to the plugin that called it: `vlan` is the VLAN
  * of the addresses' subnet (fabrik-ipam: the IPPool's `subnetInfo.vlan`), which fabrik-ovs uses
- * when the network config sets none. Other plugins ignore unknown fields (libcni's result types
- * drop them).
+ * when the network config sets none; `heldAlready` says that the attachment had (some of) these
+ * addresses before this ADD (a repeated ADD), so a caller whose ADD fails must not release them:
+ * they are a live attachment's. Other plugins ignore unknown fields (libcni's result types drop
+ * them).
  */
 export interface FabrikResultField {
   vlan?: number;
+  heldAlready?: boolean;
 }
 
 export interface CniResult {

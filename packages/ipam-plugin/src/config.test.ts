@@ -181,4 +181,18 @@ describe('ipamResult', () => {
       fabrik: { vlan: 120 },
     });
   });
+
+  it('says heldAlready when the attachment had an address before this ADD (a repeated ADD)', () => {
+    const conf = loadIpamConf(withIpam({ ippools: ['a'] }), '');
+    const allocation = {
+      pool: 'a',
+      family: 4,
+      address: '10.0.0.2',
+      prefixLength: 24,
+      gateway: '10.0.0.1',
+      vlan: undefined,
+    } as const;
+    expect(ipamResult(conf, [{ ...allocation, created: false }]).fabrik).toEqual({ heldAlready: true });
+    expect(ipamResult(conf, [{ ...allocation, created: true }]).fabrik).toBeUndefined();
+  });
 });

@@ -4,4 +4,9 @@ export const PluginErrorCode = {
   ovsInterface: 100,
   /** CHECK found the attachment different from prevResult or from the config. */
   checkFailed: 101,
+  /**
+   * ADD of an attachment that exists: an earlier ADD of the same network, container id and ifname
+   * was not deleted. Nothing was changed; DEL it first (the spec forbids ADD twice without DEL).
+   */
+  attachmentExists: 102,
 } as const;

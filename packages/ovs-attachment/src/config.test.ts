@@ -53,6 +53,14 @@ describe('loadNetConf', () => {
     [{ name: '' }, 'name'],
     [{ name: 'n'.repeat(96) }, 'name'],
     [{ networkType: 'bridge', vlan: 5 }, 'networkType'],
+    [{ ipam: { type: 'fabrik-ovs' } }, 'ipam.type'],
+    [{ ipam: { type: 'host-device', device: 'eth0' } }, 'ipam.type'],
+    [{ ipam: { type: 'static', addresses: [{ address: '224.0.0.1/4' }] } }, 'ipam.addresses.0.address'],
+    [
+      { ipam: { type: 'static', addresses: [{ address: '10.0.0.5/24' }, { address: 'ff02::1/64' }] } },
+      'ipam.addresses.1.address',
+    ],
+    [{ ipam: { type: 'static', addresses: [{ address: '10.0.0.255/24' }] } }, 'ipam.addresses.0.address'],
   ])('rejects %j with code 7 naming %s', (patch, field) => {
     const r = codeOf(() => loadNetConf({ ...base, ...patch }, '', '1.1.0'));
     expect(r.code).toBe(7);
@@ -85,6 +93,28 @@ describe('loadNetConf', () => {
       ...Object.keys(CniIpamSettings.shape),
     ];
     expect([...NODE_LEVEL_FIELDS].sort()).toEqual(settings.sort());
+  });
+
+  it("refuses host-local's dataDir (a directory root writes into) naming the node setting that sets it", () => {
+    const ipam = { type: 'host-local', subnet: '10.0.0.0/24', dataDir: '/etc' };
+    const r = codeOf(() => loadNetConf({ ...base, ipam }, '', '1.1.0'));
+    expect(r).toMatchObject({ code: 7, msg: expect.stringContaining('ipam.dataDir: a node setting') });
+    expect(r.msg).toContain('ipam.hostLocalDataDir');
+    // Another plugin's dataDir is that plugin's business (the node chose to allow it).
+    expect(loadNetConf({ ...base, ipam: { ...ipam, type: 'gated' } }, '', '1.1.0').ipamType).toBe('gated');
+    expect(loadNetConf({ ...base, ipam }, '', '1.1.0', { ignoreNodeFields: true }).ipamType).toBe(
+      'host-local',
+    );
+  });
+
+  it.each([
+    [{ runtimeConfig: { ips: ['224.0.0.1/4'] } }, 'runtimeConfig.ips.0', ''],
+    [{ args: { cni: { ips: ['255.255.255.255'] } } }, 'args.cni.ips.0', ''],
+    [{}, 'CNI_ARGS IP', 'IP=127.0.0.1/8'],
+  ])('refuses a requested IP that is not unicast: %j %s', (patch, field, cniArgs) => {
+    const r = codeOf(() => loadNetConf({ ...base, ...patch }, cniArgs, '1.1.0'));
+    expect(r.msg).toContain(field);
+    expect(r.msg).toMatch(/not a unicast one/);
   });
 
   it('ignores node settings when asked to (DEL uses none of them)', () => {

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { CNI_NODE_SETTINGS_PATH, InterfaceName, MacAddress, VlanId } from '@fabrik/api';
+import {
+  CNI_NODE_SETTINGS_PATH,
+  InterfaceName,
+  IpamPluginType,
+  MacAddress,
+  VlanId,
+  nonUnicastKind,
+} from '@fabrik/api';
 import { MAX_NETWORK_NAME_LENGTH } from './names.js';
 import { CniError, CniErrorCode, readCniArgs, RequestedIp } from '@fabrik/cni-skel';
 
@@ -9,11 +16,6 @@ const NetworkName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must start with a letter or digit, then letters, digits, _ . -')
   .max(MAX_NETWORK_NAME_LENGTH, `must be at most ${MAX_NETWORK_NAME_LENGTH} characters`);
-/** The IPAM plugin, a file name looked up on CNI_PATH. */
-const PluginFileName = z
-  .string()
-  .regex(/^[A-Za-z0-9_.-]{1,255}$/, 'must be a plugin file name (1-255 of A-Z a-z 0-9 _ . -)')
-  .refine((t) => t !== '.' && t !== '..', 'must be a plugin file name, not "." or ".."');
 
 /**
  * Settings that belong to the node (CniNodeSettings in the node settings file), never to a network
@@ -28,8 +30,11 @@ export const NODE_LEVEL_FIELDS = [
   'timeouts',
   'ovsdbTimeoutMs',
   'ofportTimeoutMs',
+  'ipamTimeoutMs',
   'kubeconfig',
   'timeoutMs',
+  'allowedTypes',
+  'hostLocalDataDir',
 ] as const;
 
 const TrunkRange = z.union([
@@ -39,6 +44,26 @@ const TrunkRange = z.union([
     .strict()
     .refine((r) => r.minID <= r.maxID, 'minID must not be greater than maxID'),
 ]);
+
+/**
+ * The `ipam` section as far as fabrik-ovs reads it: the plugin's type (a file name on CNI_PATH, the
+ * node's allow-list is checked where it is known) and, for `static`, that each address is one an
+ * interface may own. The rest belongs to the plugin.
+ */
+const IpamSection = z.looseObject({ type: IpamPluginType }).superRefine((ipam, ctx) => {
+  if (ipam.type !== 'static' || !Array.isArray(ipam['addresses'])) return;
+  for (const [i, entry] of (ipam['addresses'] as unknown[]).entries()) {
+    const address = (entry as { address?: unknown } | null)?.address;
+    const parsed = z.union([z.cidrv4(), z.cidrv6()]).safeParse(address);
+    const kind = parsed.success ? nonUnicastKind(parsed.data) : undefined;
+    if (kind)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['addresses', i, 'address'],
+        message: `${parsed.data} is a ${kind} address, not a unicast one`,
+      });
+  }
+});
 
 const IpsAndMac = z.object({ mac: MacAddress.optional(), ips: z.array(RequestedIp).optional() });
 
@@ -53,7 +78,7 @@ const NetConfSchema = z
     trunk: z.array(TrunkRange).default([]),
     mtu: z.number().int().min(68).max(65535).optional(),
     bridge: InterfaceName.optional(),
-    ipam: z.looseObject({ type: PluginFileName }).optional(),
+    ipam: IpamSection.optional(),
     args: z.looseObject({ cni: IpsAndMac.loose().optional() }).optional(),
     runtimeConfig: IpsAndMac.loose().optional(),
     prevResult: z.unknown().optional(),
@@ -109,11 +134,11 @@ export function loadNetConf(
   cniVersion: string,
   options: { ignoreNodeFields?: boolean } = {},
 ): NetConf {
-  const nodeField = NODE_LEVEL_FIELDS.find((f) => f in config);
+  const nodeField = nodeFieldIn(config);
   if (nodeField !== undefined && !options.ignoreNodeFields) {
     throw new CniError(
       CniErrorCode.invalidNetworkConfig,
-      `invalid network config: ${nodeField}: a node setting, not allowed in a network config (set it in the node settings file, ${CNI_NODE_SETTINGS_PATH} by default)`,
+      `invalid network config: ${nodeField.field}: a node setting, not allowed in a network config (set ${nodeField.setting} in the node settings file, ${CNI_NODE_SETTINGS_PATH} by default)`,
     );
   }
   const parsed = NetConfSchema.safeParse(config);
@@ -148,6 +173,17 @@ export function loadNetConf(
     ...(c.prevResult !== undefined ? { prevResult: c.prevResult } : {}),
     ...(c['cni.dev/valid-attachments'] ? { validAttachments: c['cni.dev/valid-attachments'] } : {}),
   };
+}
+
+/** The first field of `config` that only the node may set, and the node setting that sets it. */
+function nodeFieldIn(config: Record<string, unknown>): { field: string; setting: string } | undefined {
+  const top = NODE_LEVEL_FIELDS.find((f) => f in config);
+  if (top !== undefined) return { field: top, setting: 'it' };
+  // host-local writes its leases, as root, below `dataDir`: the node's directory, never a tenant's.
+  const ipam = config['ipam'] as { type?: unknown } | undefined;
+  if (ipam && typeof ipam === 'object' && ipam.type === 'host-local' && 'dataDir' in ipam)
+    return { field: 'ipam.dataDir', setting: 'ipam.hostLocalDataDir' };
+  return undefined;
 }
 
 function expandTrunks(ranges: ReadonlyArray<{ id: number } | { minID: number; maxID: number }>): number[] {

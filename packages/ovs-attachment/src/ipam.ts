@@ -5,6 +5,7 @@ import {
   CniError,
   CniErrorCode,
   SPEC_VERSIONS,
+  type NodeSettings,
   parseCniResult,
   runPlugin,
   type CmdArgs,
@@ -19,10 +20,49 @@ import {
  */
 export type InProcessIpam = Readonly<Record<string, (env: Readonly<Record<string, string>>) => PluginFuncs>>;
 
+/**
+ * What the node decides about IPAM plugins (node settings `ipam` and `timeouts.ipamTimeoutMs`):
+ * tenants write network configs, and fabrik-ovs executes their `ipam.type` as root.
+ */
+export interface IpamNodeRules {
+  /** The only plugins `ipam.type` may name. */
+  readonly allowedTypes: readonly string[];
+  /** host-local's `dataDir`, whatever the network config says. */
+  readonly hostLocalDataDir: string;
+  /** How long a delegated plugin may run before its process group is killed. */
+  readonly timeoutMs: number;
+  /** The node settings file, for messages. */
+  readonly settingsPath: string;
+}
+
+/** The IPAM rules of the node settings. */
+export function ipamRulesOf(node: NodeSettings): IpamNodeRules {
+  return {
+    allowedTypes: node.settings.ipam.allowedTypes,
+    hostLocalDataDir: node.settings.ipam.hostLocalDataDir,
+    timeoutMs: node.settings.timeouts.ipamTimeoutMs,
+    settingsPath: node.path,
+  };
+}
+
+/** Whether the node lets a network config name `type` as its IPAM plugin. */
+export const ipamTypeAllowed = (type: string, rules: IpamNodeRules): boolean =>
+  rules.allowedTypes.includes(type);
+
+/** Code 7 naming `ipam.type` unless the node allows the plugin (see {@link IpamNodeRules}). */
+export function assertIpamTypeAllowed(type: string, rules: IpamNodeRules): void {
+  if (ipamTypeAllowed(type, rules)) return;
+  throw new CniError(
+    CniErrorCode.invalidNetworkConfig,
+    `invalid network config: ipam.type: ${JSON.stringify(type)} is not an IPAM plugin this node runs (ipam.allowedTypes of ${rules.settingsPath}: ${rules.allowedTypes.join(', ') || 'none'})`,
+  );
+}
+
 /** What an IPAM plugin is called with: the same environment and config semantics as the plugin itself. */
 export interface IpamCall {
   readonly type: string;
-  readonly command: 'ADD' | 'DEL' | 'CHECK';
+  readonly rules: IpamNodeRules;
+  readonly command: 'ADD' | 'DEL' | 'CHECK' | 'GC' | 'STATUS';
   /** The network config as received (IPAM plugins read their own `ipam` section from it). */
   readonly stdinData: string;
   readonly cniVersion: string;
@@ -40,9 +80,11 @@ export function ipamCallOf(
   command: IpamCall['command'],
   args: CmdArgs,
   env: IpamCall['env'],
+  rules: IpamNodeRules,
 ): IpamCall {
   return {
     type,
+    rules,
     command,
     stdinData: args.stdinData,
     cniVersion: args.cniVersion,
@@ -65,6 +107,16 @@ export class IpamAnswerError extends CniError {
 
 export const isIpamAnswer = (e: unknown): e is IpamAnswerError => e instanceof IpamAnswerError;
 
+/** The `ipam.type` of a network config's text (a recorded one), or undefined when it has none. */
+export function ipamTypeOf(stdinData: string): string | undefined {
+  try {
+    const t = (JSON.parse(stdinData) as { ipam?: { type?: unknown } }).ipam?.type;
+    return typeof t === 'string' ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Finds an IPAM plugin binary on CNI_PATH (code 7 names `ipam.type` when it is nowhere). */
 export async function findPlugin(type: string, path: readonly string[]): Promise<string> {
   for (const dir of path) {
@@ -83,8 +135,33 @@ export async function findPlugin(type: string, path: readonly string[]): Promise
 }
 
 /**
+ * The plugin file of an allowed IPAM type (code 7 naming `ipam.type` for a type the node does not
+ * allow or that is nowhere on CNI_PATH).
+ */
+export async function resolveIpamPlugin(
+  type: string,
+  path: readonly string[],
+  rules: IpamNodeRules,
+): Promise<string> {
+  assertIpamTypeAllowed(type, rules);
+  return findPlugin(type, path);
+}
+
+/**
+ * The config the IPAM plugin reads: the network config, with what the node decides in place of
+ * what the tenant wrote (host-local's `dataDir`: the directory root writes its leases into).
+ */
+function delegatedConfig(call: IpamCall): string {
+  if (call.type !== 'host-local') return call.stdinData;
+  const config = JSON.parse(call.stdinData) as { ipam?: Record<string, unknown> };
+  return JSON.stringify({ ...config, ipam: { ...config.ipam, dataDir: call.rules.hostLocalDataDir } });
+}
+
+/**
  * Executes the IPAM plugin like a runtime would (libcni's `invoke.DelegateAdd` and friends) and
- * returns its result for ADD. A plugin that speaks only older versions (host-local and static stop
+ * returns its result for ADD; GC and STATUS go only to a plugin that speaks 1.1.0 (they are
+ * 1.1.0's verbs; an older plugin is not asked). Only a type the node allows runs; it runs as the leader of a
+ * process group of its own, killed as a whole at the node's deadline (`timeouts.ipamTimeoutMs`). A plugin that speaks only older versions (host-local and static stop
  * at 1.0.0) is retried once with the config (and prevResult) rewritten to 1.0.0, whose result
  * format 1.1.0 extends.
  * Its error is passed on with the plugin's own code.
@@ -96,16 +173,20 @@ export async function execIpam(
   call: IpamCall,
   inProcess: InProcessIpam | undefined,
 ): Promise<CniResult | undefined> {
-  const file = await findPlugin(call.type, call.path);
+  const file = await resolveIpamPlugin(call.type, call.path, call.rules);
+  const stdin = delegatedConfig(call);
   const local = inProcess?.[call.type];
-  if (local) return runInProcess(local, call);
+  if (local) return runInProcess(local, call, stdin);
+  // GC and STATUS exist from 1.1.0 on: a plugin of an older spec has none to forward to.
+  if ((call.command === 'GC' || call.command === 'STATUS') && !(await speaks(file, call, '1.1.0')))
+    return undefined;
   try {
-    return await invoke(file, call, call.stdinData);
+    return await invoke(file, call, stdin);
   } catch (e) {
     // Plugins that stop at 1.0.0 refuse a 1.1.0 config with code 1, or (static's CHECK) fail on
     // the 1.1.0 prevResult with a code of their own: only on a failure is VERSION asked.
     if (isIpamAnswer(e) && call.cniVersion === '1.1.0' && !(await speaks(file, call, '1.1.0')))
-      return await invoke(file, call, asVersion100(call.stdinData));
+      return await invoke(file, call, asVersion100(stdin));
     throw e;
   }
 }
@@ -116,7 +197,8 @@ async function speaks(file: string, call: IpamCall, version: string): Promise<bo
     const { stdout } = await runCommand(file, [], {
       input: JSON.stringify({ cniVersion: version }),
       env: { ...call.env, CNI_COMMAND: 'VERSION' },
-      timeoutMs: 10_000,
+      timeoutMs: Math.min(10_000, call.rules.timeoutMs),
+      processGroup: true,
     });
     const supported = (JSON.parse(stdout) as { supportedVersions?: unknown }).supportedVersions;
     return Array.isArray(supported) && supported.includes(version);
@@ -157,13 +239,17 @@ function ipamEnv(call: IpamCall): Record<string, string> {
  * with the same environment and config an executed plugin gets, and reads its output as
  * {@link execIpam} reads an executed plugin's: results and errors are the same on both paths.
  */
-async function runInProcess(plugin: InProcessIpam[string], call: IpamCall): Promise<CniResult | undefined> {
+async function runInProcess(
+  plugin: InProcessIpam[string],
+  call: IpamCall,
+  stdin: string,
+): Promise<CniResult | undefined> {
   const env = ipamEnv(call);
   let stdout = '';
   const exitCode = await runPlugin(
     plugin(env),
     { versions: SPEC_VERSIONS },
-    { env, stdin: call.stdinData, stdout: (text) => (stdout += text) },
+    { env, stdin, stdout: (text) => (stdout += text) },
   );
   if (exitCode === 0) return call.command === 'ADD' ? ipamResult(call.type, stdout) : undefined;
   throw (
@@ -191,10 +277,24 @@ function answerError(call: IpamCall, stdout: string, cause?: unknown): IpamAnswe
 }
 
 async function invoke(file: string, call: IpamCall, stdin: string): Promise<CniResult | undefined> {
+  const started = Date.now();
   try {
-    const { stdout } = await runCommand(file, [], { input: stdin, env: ipamEnv(call), timeoutMs: 60_000 });
+    const { stdout } = await runCommand(file, [], {
+      input: stdin,
+      env: ipamEnv(call),
+      timeoutMs: call.rules.timeoutMs,
+      processGroup: true,
+    });
     return call.command === 'ADD' ? ipamResult(call.type, stdout) : undefined;
   } catch (e) {
+    if (isCommandError(e) && e.signal === 'SIGKILL' && Date.now() - started >= call.rules.timeoutMs) {
+      throw new CniError(
+        CniErrorCode.tryAgainLater,
+        `IPAM ${call.type} ${call.command} did not finish within ${call.rules.timeoutMs} ms (timeouts.ipamTimeoutMs of ${call.rules.settingsPath}): it was killed with every process it started`,
+        undefined,
+        { cause: e },
+      );
+    }
     if (isCommandError(e)) {
       const answered = answerError(call, e.stdout, e);
       if (answered) throw answered;

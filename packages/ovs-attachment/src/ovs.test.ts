@@ -5,7 +5,8 @@ import { effectiveVlan, vlanSettings } from './ovs.js';
 
 describe('vlanSettings', () => {
   it('maps vlan and trunk to the OVS port columns', () => {
-    expect(vlanSettings({ vlan: 0, trunks: [] })).toEqual({});
+    // Untagged access, never OVS's default of a trunk of every VLAN.
+    expect(vlanSettings({ vlan: 0, trunks: [] })).toEqual({ tag: 0, vlanMode: 'access' });
     expect(vlanSettings({ vlan: 100, trunks: [] })).toEqual({ tag: 100, vlanMode: 'access' });
     expect(vlanSettings({ vlan: 0, trunks: [10, 20] })).toEqual({ trunks: [10, 20], vlanMode: 'trunk' });
     expect(vlanSettings({ vlan: 5, trunks: [10] })).toEqual({

@@ -65,8 +65,12 @@ export function takesIpamVlan(conf: Pick<NetConf, 'vlan' | 'networkType'>): bool
 }
 
 /**
- * VLAN settings of the port: an access port tagged `vlan`; a trunk of `trunk` (with `vlan` as the
- * native, untagged VLAN when both are set); neither: untagged bridging, every VLAN passes.
+ * VLAN settings of the port: an access port of `vlan`; a trunk of exactly the `trunk` VLANs the
+ * network config asks for (with `vlan` as the native, untagged VLAN when both are set). Neither:
+ * an access port of VLAN 0, the bridge's untagged frames only. OVS treats a port without tag and
+ * trunks as a trunk of every VLAN, so that is never left to its default: with `tag=0,
+ * vlan_mode=access` a frame the Pod sends tagged is dropped on ingress (ovs-vswitchd.conf.db(5),
+ * Port `vlan_mode`), and the Pod never sees another VLAN's frames.
  */
 export function vlanSettings(conf: Pick<NetConf, 'vlan' | 'trunks'>): VlanSettings {
   if (conf.trunks.length > 0) {
@@ -74,5 +78,5 @@ export function vlanSettings(conf: Pick<NetConf, 'vlan' | 'trunks'>): VlanSettin
       ? { tag: conf.vlan, trunks: conf.trunks, vlanMode: 'native-untagged' }
       : { trunks: conf.trunks, vlanMode: 'trunk' };
   }
-  return conf.vlan > 0 ? { tag: conf.vlan, vlanMode: 'access' } : {};
+  return { tag: conf.vlan, vlanMode: 'access' };
 }

@@ -11,8 +11,13 @@ describe('CniNodeSettings', () => {
       ovsdbSocket: 'unix:/var/run/openvswitch/db.sock',
       cacheDir: '/var/lib/cni/fabrik-ovs',
       agentHostConfig: '/etc/fabrik/agent-host.yaml',
-      ipam: { kubeconfig: '/etc/cni/net.d/fabrik.d/fabrik-ipam.kubeconfig', timeoutMs: 10_000 },
-      timeouts: { ovsdbTimeoutMs: 5000, ofportTimeoutMs: 10_000 },
+      ipam: {
+        allowedTypes: ['fabrik-ipam', 'host-local', 'static', 'dhcp'],
+        hostLocalDataDir: '/var/lib/cni/networks',
+        kubeconfig: '/etc/cni/net.d/fabrik.d/fabrik-ipam.kubeconfig',
+        timeoutMs: 10_000,
+      },
+      timeouts: { ovsdbTimeoutMs: 5000, ofportTimeoutMs: 10_000, ipamTimeoutMs: 60_000 },
     });
   });
 
@@ -24,7 +29,7 @@ describe('CniNodeSettings', () => {
     });
     expect(s.ovsdbSocket).toBe('tcp:[fd00::1]:6640');
     expect(s.agentHostSocket).toBe('/run/fabrik/cni.sock');
-    expect(s.timeouts).toEqual({ ovsdbTimeoutMs: 5000, ofportTimeoutMs: 30_000 });
+    expect(s.timeouts).toEqual({ ovsdbTimeoutMs: 5000, ofportTimeoutMs: 30_000, ipamTimeoutMs: 60_000 });
   });
 
   it.each([
@@ -35,6 +40,11 @@ describe('CniNodeSettings', () => {
     [{ timeouts: { ofportTimeoutMs: 50 } }, 'timeouts.ofportTimeoutMs'],
     [{ ovsdbSocket: 'tcp:10.0.0.1:70000' }, 'ovsdbSocket'],
     [{ cacheDir: '/proc/self/cache' }, 'cacheDir'],
+    [{ ipam: { allowedTypes: ['host-local', 'fabrik-ovs'] } }, 'ipam.allowedTypes.1'],
+    [{ ipam: { allowedTypes: ['host-device'] } }, 'ipam.allowedTypes.0'],
+    [{ ipam: { allowedTypes: ['../bin/sh'] } }, 'ipam.allowedTypes.0'],
+    [{ ipam: { hostLocalDataDir: 'var/lib' } }, 'ipam.hostLocalDataDir'],
+    [{ timeouts: { ipamTimeoutMs: 99 } }, 'timeouts.ipamTimeoutMs'],
   ])('refuses %j at %s', (input, path) => {
     const r = CniNodeSettings.safeParse(input);
     expect(r.success).toBe(false);

@@ -48,11 +48,66 @@ export const CniTimeouts = z.strictObject({
   ovsdbTimeoutMs: timeoutMs(5000),
   /** How long ADD waits for ovs-vswitchd to give a port an OpenFlow port number. */
   ofportTimeoutMs: timeoutMs(10_000),
+  /**
+   * How long fabrik-ovs lets a delegated IPAM plugin run (each call): then its whole process
+   * group is killed, so nothing it started outlives the call.
+   */
+  ipamTimeoutMs: timeoutMs(60_000),
 });
 export type CniTimeouts = z.infer<typeof CniTimeouts>;
 
-/** Settings of fabrik-ipam. */
+/** Where host-local keeps its leases unless the node settings say otherwise (host-local's own default). */
+export const DEFAULT_HOST_LOCAL_DATA_DIR = '/var/lib/cni/networks';
+
+/** The IPAM plugins a network config may name by default. */
+export const DEFAULT_IPAM_TYPES = ['fabrik-ipam', 'host-local', 'static', 'dhcp'] as const;
+
+/**
+ * Plugins that are no IPAM plugin (the main and meta plugins of containernetworking/plugins, and
+ * fabrik-ovs itself): as `ipam.type` they would get the whole network config as their own and run
+ * as root, and fabrik-ovs as its own IPAM would start itself without end. No node may allow them.
+ */
+export const NOT_IPAM_PLUGINS: readonly string[] = [
+  'fabrik-ovs',
+  'bandwidth',
+  'bridge',
+  'dummy',
+  'firewall',
+  'host-device',
+  'ipvlan',
+  'loopback',
+  'macvlan',
+  'portmap',
+  'ptp',
+  'sbr',
+  'tap',
+  'tuning',
+  'vlan',
+  'vrf',
+];
+
+/** A plugin file name on CNI_PATH, as `ipam.type` names it. */
+export const IpamPluginType = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,255}$/, 'must be a plugin file name (1-255 of A-Z a-z 0-9 _ . -)')
+  .refine((t) => t !== '.' && t !== '..', 'must be a plugin file name, not "." or ".."')
+  .refine(
+    (t) => !NOT_IPAM_PLUGINS.includes(t),
+    'is not an IPAM plugin (a main or meta plugin, or fabrik-ovs itself): never allowed as ipam.type',
+  );
+
+/** Settings of the IPAM plugins: which ones a network config may name, and fabrik-ipam's own. */
 export const CniIpamSettings = z.strictObject({
+  /**
+   * The plugins a network config's `ipam.type` may name; anything else is refused. fabrik-ovs
+   * executes them as root with the tenant's config, so the node decides which.
+   */
+  allowedTypes: z.array(IpamPluginType).default([...DEFAULT_IPAM_TYPES]),
+  /**
+   * host-local's `dataDir` (where its lease files are written as root): always this, never the
+   * network config's.
+   */
+  hostLocalDataDir: NodeLocalPath.default(DEFAULT_HOST_LOCAL_DATA_DIR),
   /** kubeconfig for the IPPool API. */
   kubeconfig: NodeLocalPath.default(DEFAULT_IPAM_KUBECONFIG),
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ipFamily, ipToBigInt, maxPrefixLength, networkContains, prefixLength } from './ip.js';
+import { ipFamily, ipToBigInt, maxPrefixLength, networkContains, nonUnicastKind, prefixLength } from './ip.js';
 
 describe('address arithmetic', () => {
   it('numbers IPv4 and IPv6 addresses, compressed or with an embedded IPv4 part', () => {
@@ -26,5 +26,30 @@ describe('address arithmetic', () => {
     expect(networkContains('fd00:1::1', 64, 'fd00:1::ffff:1')).toBe(true);
     expect(networkContains('fd00:1::1', 64, 'fd00:2::1')).toBe(false);
     expect(networkContains('10.1.0.1', 24, 'fd00::1')).toBe(false);
+  });
+});
+
+describe('nonUnicastKind', () => {
+  it.each([
+    ['10.0.0.5', undefined],
+    ['10.0.0.5/24', undefined],
+    ['10.0.0.0/24', undefined],
+    ['10.0.0.3/31', undefined],
+    ['10.0.0.255/32', undefined],
+    ['2001:db8::1/64', undefined],
+    ['fe80::1', undefined],
+    ['224.0.0.1/4', 'multicast'],
+    ['239.1.2.3/24', 'multicast'],
+    ['ff02::1', 'multicast'],
+    ['255.255.255.255/32', 'reserved'],
+    ['240.0.0.1/24', 'reserved'],
+    ['10.0.0.255/24', 'broadcast'],
+    ['10.0.0.3/30', 'broadcast'],
+    ['0.0.0.0/0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['127.0.0.1/8', 'loopback'],
+    ['::1/128', 'loopback'],
+  ])('%s: %s', (address, kind) => {
+    expect(nonUnicastKind(address)).toBe(kind);
   });
 });

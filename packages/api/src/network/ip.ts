@@ -44,3 +44,32 @@ export function networkContains(base: string, length: number, address: string): 
   const hostBits = bits - BigInt(length);
   return ipToBigInt(base) >> hostBits === ipToBigInt(address) >> hostBits;
 }
+
+/** Why an address cannot be a host's own address; see {@link nonUnicastKind}. */
+export type NonUnicastKind = 'unspecified' | 'loopback' | 'multicast' | 'broadcast' | 'reserved';
+
+/**
+ * Why `address` (or the address of `address/length`) is not a unicast address an interface may
+ * own, or undefined when it is: the unspecified address, loopback, multicast (224.0.0.0/4,
+ * ff00::/8), 240.0.0.0/4 (reserved, 255.255.255.255 included), and an IPv4 subnet's broadcast
+ * address (host bits all ones, for prefixes up to /30). Input is a validated address or CIDR.
+ */
+export function nonUnicastKind(addressOrCidr: string): NonUnicastKind | undefined {
+  const [address = '', length] = addressOrCidr.split('/');
+  const value = ipToBigInt(address);
+  if (ipFamily(address) === 6) {
+    if (value === 0n) return 'unspecified';
+    if (value === 1n) return 'loopback';
+    if (value >> 120n === 0xffn) return 'multicast';
+    return undefined;
+  }
+  const first = Number(value >> 24n);
+  if (first === 0) return 'unspecified';
+  if (first === 127) return 'loopback';
+  if (first >= 224 && first <= 239) return 'multicast';
+  if (first >= 240) return 'reserved';
+  const hostBits = 32n - BigInt(length === undefined ? 32 : Number(length));
+  const hostMask = (1n << hostBits) - 1n;
+  if (hostBits >= 2n && (value & hostMask) === hostMask) return 'broadcast';
+  return undefined;
+}

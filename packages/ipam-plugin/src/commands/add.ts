@@ -28,15 +28,18 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
 
 /**
  * The IPAM result: each address with its pool's prefix length and gateway, the config's routes and
- * DNS, and the pools' VLAN as `fabrik.vlan` (fabrik-ovs puts the Pod on it when the network config
- * has no VLAN of its own).
+ * DNS, the pools' VLAN as `fabrik.vlan` (fabrik-ovs puts the Pod on it when the network config
+ * has no VLAN of its own), and `fabrik.heldAlready` when the attachment had an address before this
+ * ADD (a repeated ADD: a caller that fails must not release the live attachment's address).
  */
 export function ipamResult(conf: IpamConf, allocations: readonly PoolAllocation[]): CniResult {
   const vlan = allocations.find((a) => a.vlan !== undefined)?.vlan;
+  const heldAlready = allocations.some((a) => !a.created);
+  const fabrik = { ...(vlan !== undefined ? { vlan } : {}), ...(heldAlready ? { heldAlready } : {}) };
   return {
     ips: allocations.map((a) => ({ address: `${a.address}/${a.prefixLength}`, gateway: a.gateway })),
     routes: conf.routes.map((r) => ({ ...r })),
     dns: conf.dns,
-    ...(vlan !== undefined ? { fabrik: { vlan } } : {}),
+    ...(Object.keys(fabrik).length > 0 ? { fabrik } : {}),
   };
 }

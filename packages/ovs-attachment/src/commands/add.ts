@@ -1,8 +1,16 @@
 import { PortIds } from '@fabrik/api';
 import { loadNetConf, type NetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
-import { execIpam, findPlugin, ipamCallOf, isIpamAnswer, type IpamCall } from '../ipam.js';
-import { removeAttachment, writeAttachment, type AttachmentRecord } from '../cache.js';
+import {
+  execIpam,
+  ipamCallOf,
+  ipamRulesOf,
+  isIpamAnswer,
+  resolveIpamPlugin,
+  type IpamCall,
+} from '../ipam.js';
+import { readAttachment, removeAttachment, writeAttachment, type AttachmentRecord } from '../cache.js';
+import { PluginErrorCode } from '../codes.js';
 import { hostVethAlias, hostVethName, randomMac } from '../names.js';
 import {
   loadNodeSettings,
@@ -42,10 +50,13 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
   const hostMac = randomMac();
   const podMac = conf.mac ?? randomMac();
   const mtu = conf.mtu ?? VETH_DEFAULT_MTU;
+  const rules = ipamRulesOf(node);
   const ipamCall = (command: IpamCall['command']): IpamCall =>
-    ipamCallOf(conf.ipamType ?? '', command, args, deps.env);
-  if (conf.ipamType) await findPlugin(conf.ipamType, args.path);
+    ipamCallOf(conf.ipamType ?? '', command, args, deps.env, rules);
+  if (conf.ipamType) await resolveIpamPlugin(conf.ipamType, args.path, rules);
   else staticAddresses(conf.ips);
+
+  await assertNotAttached(settings.cacheDir, conf.name, args);
 
   const record: AttachmentRecord = {
     version: 1,
@@ -70,14 +81,22 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
           // IPAM DEL is idempotent, so the release is registered before the ADD even returns (an
           // IPAM killed half-way may hold a lease). An IPAM that answered with an error has
           // released what it took (the spec requires it): then there is nothing to release, and a
-          // release that fails too (it reads the same config) must not count as a leftover.
+          // release that fails too (it reads the same config) must not count as a leftover. An
+          // IPAM that says the attachment held its addresses already (fabrik-ipam's
+          // `fabrik.heldAlready`) gave nothing new: releasing them would free a live attachment's.
           const noRelease = rollback.onFailure('IPAM release', () =>
             execIpam(ipamCall('DEL'), deps.inProcessIpam),
           );
-          return execIpam(ipamCall('ADD'), deps.inProcessIpam).catch((e: unknown) => {
-            if (isIpamAnswer(e)) noRelease();
-            throw e;
-          });
+          return execIpam(ipamCall('ADD'), deps.inProcessIpam).then(
+            (result) => {
+              if (result?.fabrik?.heldAlready) noRelease();
+              return result;
+            },
+            (e: unknown) => {
+              if (isIpamAnswer(e)) noRelease();
+              throw e;
+            },
+          );
         })()
       : Promise.resolve(undefined);
     // Without a VLAN of its own the port waits for IPAM, whose result may name the subnet's VLAN:
@@ -167,6 +186,21 @@ function portIds(conf: NetConf, args: CmdArgs): Record<string, string> {
     ...(conf.podName ? { [PortIds.podName]: conf.podName } : {}),
     ...(conf.podNamespace ? { [PortIds.podNamespace]: conf.podNamespace } : {}),
   };
+}
+
+/**
+ * Refuses a repeated ADD (code 102) while the cache holds a record of the attachment: an earlier
+ * ADD of the same network, container id and ifname that no DEL removed, which may be a live Pod's
+ * interface. Nothing is written or acquired, so its record, addresses, port and veth stay as they
+ * are (the spec forbids ADD twice without DEL; a runtime retrying a failed ADD calls DEL first).
+ */
+async function assertNotAttached(cacheDir: string, network: string, args: CmdArgs): Promise<void> {
+  const earlier = await readAttachment(cacheDir, network, args.containerId, args.ifname);
+  if (!earlier) return;
+  throw new CniError(
+    PluginErrorCode.attachmentExists,
+    `attachment ${args.containerId}/${args.ifname} of network ${network} exists already (${earlier.result ? 'added' : 'an ADD that did not finish'}, not deleted): nothing was changed; DEL it before adding it again`,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { loadNetConf } from '../config.js';
 import { resolveBridge } from '../default-bridge.js';
-import { execIpam, ipamCallOf } from '../ipam.js';
+import { execIpam, ipamCallOf, ipamRulesOf } from '../ipam.js';
 import { hostVethName, marksAttachment } from '../names.js';
 import {
   loadNodeSettings,
@@ -30,7 +30,8 @@ import type { PluginDeps } from './context.js';
  * naming it; a malformed prevResult is code 7 naming the field.
  */
 export async function cmdCheck(args: CmdArgs, deps: PluginDeps): Promise<void> {
-  const { settings } = await loadNodeSettings(deps.env);
+  const node = await loadNodeSettings(deps.env);
+  const { settings } = node;
   const conf = loadNetConf(args.config, args.args, args.cniVersion);
   const prev = parsePrevResult(conf.prevResult);
   const fail = (msg: string) => new CniError(PluginErrorCode.checkFailed, `CHECK failed: ${msg}`);
@@ -105,7 +106,7 @@ export async function cmdCheck(args: CmdArgs, deps: PluginDeps): Promise<void> {
   }
 
   if (conf.ipamType) {
-    await execIpam(ipamCallOf(conf.ipamType, 'CHECK', args, deps.env), deps.inProcessIpam);
+    await execIpam(ipamCallOf(conf.ipamType, 'CHECK', args, deps.env, ipamRulesOf(node)), deps.inProcessIpam);
   }
 }
 

@@ -1,5 +1,5 @@
 import { loadNetConf, type NetConf } from '../config.js';
-import { execIpam, ipamCallOf } from '../ipam.js';
+import { execIpam, ipamCallOf, ipamRulesOf, ipamTypeAllowed, ipamTypeOf } from '../ipam.js';
 import { readAttachment, removeAttachment } from '../cache.js';
 import { hostVethName } from '../names.js';
 import { loadNodeSettings, CniErrorCode, isCniError, type CmdArgs } from '@fabrik/cni-skel';
@@ -20,12 +20,16 @@ import type { PluginDeps } from './context.js';
  * - a config ADD would refuse: ADD created nothing with it; the marked veth and port are deleted
  *   all the same (node-level fields, which DEL does not use, are ignored here), the IPAM is not
  *   called;
+ * - a network config edited since the ADD: the IPs are released with the ADD's config (the
+ *   record's), which the IPAM leased them with;
  * - a failing IPAM release fails DEL only when the cache holds a record of the attachment, the
  *   evidence that ADD got as far as asking the IPAM (without one, the IPAM never leased anything
  *   to it: its error is reported on stderr and DEL succeeds).
  */
 export async function cmdDel(args: CmdArgs, deps: PluginDeps): Promise<void> {
-  const { settings } = await loadNodeSettings(deps.env);
+  const node = await loadNodeSettings(deps.env);
+  const { settings } = node;
+  const rules = ipamRulesOf(node);
   const conf = tryLoadNetConf(args);
   const cached = conf
     ? await readAttachment(settings.cacheDir, conf.name, args.containerId, args.ifname)
@@ -53,13 +57,22 @@ export async function cmdDel(args: CmdArgs, deps: PluginDeps): Promise<void> {
       }
     })(),
   ];
-  if (conf?.ipamType) {
+  // The addresses are released with the IPAM config they were leased with: the ADD's, from the
+  // record, when there is one (the network config may have been edited since: another IPAM, or
+  // none), else the current one.
+  const ipam = cached
+    ? { type: ipamTypeOf(cached.stdinData), stdinData: cached.stdinData }
+    : { type: conf?.ipamType, stdinData: args.stdinData };
+  if (ipam.type && !ipamTypeAllowed(ipam.type, rules)) {
+    // ADD never ran it (or ran it before the node stopped allowing it): it is not executed now.
+    note(`IPAM ${ipam.type} not called: not in ipam.allowedTypes of ${rules.settingsPath}`);
+  } else if (ipam.type) {
+    const ipamType = ipam.type;
+    const call = { ...ipamCallOf(ipamType, 'DEL', args, deps.env, rules), stdinData: ipam.stdinData };
     steps.push(
-      execIpam(ipamCallOf(conf.ipamType, 'DEL', args, deps.env), deps.inProcessIpam).catch((e: unknown) => {
+      execIpam(call, deps.inProcessIpam).catch((e: unknown) => {
         if (cached) throw e;
-        note(
-          `IPAM ${conf.ipamType} DEL failed, and no record shows it was ever asked: ${(e as Error).message}`,
-        );
+        note(`IPAM ${ipamType} DEL failed, and no record shows it was ever asked: ${(e as Error).message}`);
       }),
     );
   }

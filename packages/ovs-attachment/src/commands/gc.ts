@@ -1,6 +1,6 @@
 import { PortIds } from '@fabrik/api';
 import { loadNetConf } from '../config.js';
-import { execIpam } from '../ipam.js';
+import { execIpam, ipamCallOf, ipamRulesOf, ipamTypeAllowed, ipamTypeOf } from '../ipam.js';
 import { listAttachments, removeAttachment } from '../cache.js';
 import { HOST_VETH_PREFIX, parseHostVethAlias } from '../names.js';
 import { loadNodeSettings, CniError, CniErrorCode, type CmdArgs } from '@fabrik/cni-skel';
@@ -24,9 +24,13 @@ interface StaleAttachment {
  * external_ids), its host veths (found by the fabrik-ovs ifalias) and its cache record. As in DEL,
  * a port or veth is deleted only when its mark names that attachment's container id and ifname.
  * Its IPs are released with the IPAM config it was added with (from the cache), else the current one.
+ * Then GC goes to the network's IPAM plugin (when it speaks 1.1.0), which collects the leases of
+ * attachments that left no trace here.
  */
 export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
-  const { settings } = await loadNodeSettings(deps.env);
+  const node = await loadNodeSettings(deps.env);
+  const { settings } = node;
+  const rules = ipamRulesOf(node);
   const conf = loadNetConf(args.config, args.args, args.cniVersion);
   if (!conf.validAttachments) {
     throw new CniError(
@@ -77,10 +81,15 @@ export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
         for (const name of s.hostIfnames) await attachmentVethDel(name, s.containerId, s.ifname);
         const stdinData = s.stdinData ?? args.stdinData;
         const ipamType = ipamTypeOf(stdinData) ?? conf.ipamType;
-        if (ipamType) {
+        if (ipamType && !ipamTypeAllowed(ipamType, rules)) {
+          deps.stderr(
+            `fabrik-ovs: GC ${s.containerId}/${s.ifname}: IPAM ${ipamType} not called: not in ipam.allowedTypes of ${rules.settingsPath}\n`,
+          );
+        } else if (ipamType) {
           await execIpam(
             {
               type: ipamType,
+              rules,
               command: 'DEL',
               stdinData,
               cniVersion: args.cniVersion,
@@ -99,6 +108,13 @@ export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
         errors.push(`${s.containerId}/${s.ifname}: ${(e as Error).message}`);
       }
     }
+    // CNI 1.1: a plugin that delegates to IPAM forwards GC to it, with the valid attachments: it
+    // releases leases with no other trace here (an ADD killed between IPAM and its record, say).
+    if (conf.ipamType && ipamTypeAllowed(conf.ipamType, rules)) {
+      await execIpam(ipamCallOf(conf.ipamType, 'GC', args, deps.env, rules), deps.inProcessIpam).catch(
+        (e: unknown) => errors.push(`IPAM ${conf.ipamType} GC: ${(e as Error).message}`),
+      );
+    }
     if (errors.length > 0)
       throw new CniError(
         CniErrorCode.internal,
@@ -107,14 +123,5 @@ export async function cmdGc(args: CmdArgs, deps: PluginDeps): Promise<void> {
       );
   } finally {
     ovs.close();
-  }
-}
-
-function ipamTypeOf(stdinData: string): string | undefined {
-  try {
-    const t = (JSON.parse(stdinData) as { ipam?: { type?: unknown } }).ipam?.type;
-    return typeof t === 'string' ? t : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OVS_OWNER_KEY, planAddPorts, type ObservedForAddPorts } from './index.js';
+import { checkPortSpec } from './validation.js';
 
 const BR = '11111111-1111-1111-1111-111111111111';
 const P = '22222222-2222-2222-2222-222222222222';
@@ -153,5 +154,17 @@ describe('planAddPorts', () => {
     expect(() => planAddPorts([{ bridge: 'nope', name: 'p1' }], observed())).toThrow(
       expect.objectContaining({ code: 'OVSDB_NOT_FOUND', table: 'Bridge', rowName: 'nope' }),
     );
+  });
+});
+
+describe('checkPortSpec: VLAN 0', () => {
+  it('takes tag 0 on an access port (the untagged frames only), and refuses it anywhere else naming the field', () => {
+    expect(() =>
+      checkPortSpec({ bridge: 'br0', name: 'p1', tag: 0, vlanMode: 'access' }, 'ports[0]'),
+    ).not.toThrow();
+    expect(() => checkPortSpec({ bridge: 'br0', name: 'p1', tag: 0 }, 'ports[0]')).toThrow(/ports\[0\]\.tag/);
+    expect(() =>
+      checkPortSpec({ bridge: 'br0', name: 'p1', tag: 0, vlanMode: 'native-untagged' }, 'ports[0]'),
+    ).toThrow(/ports\[0\]\.tag/);
   });
 });

@@ -32,7 +32,7 @@ export interface PortSpec {
   readonly type?: OvsPortType;
   /** The other patch port; required for (and only for) `type: 'patch'`. */
   readonly peer?: string;
-  /** Access VLAN. */
+  /** Access VLAN; 0 with `vlanMode: 'access'`: the untagged frames only (OVS without a tag trunks every VLAN). */
   readonly tag?: number;
   /** VLANs a trunk port carries (empty: all). */
   readonly trunks?: readonly number[];

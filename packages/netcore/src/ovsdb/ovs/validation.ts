@@ -46,8 +46,14 @@ export function checkExternalIds(
   }
 }
 
+/**
+ * A tag is a VLAN id (1-4094), or 0 on an access port: VLAN 0, the bridge's untagged frames, with
+ * tagged ingress dropped (ovs-vswitchd.conf.db(5), Port `vlan_mode`).
+ */
 export function checkVlan(settings: PortVlanSettings, field: string): void {
-  if (settings.tag !== undefined && settings.tag !== null) check(VlanId, settings.tag, `${field}.tag`);
+  const untaggedAccess = settings.tag === 0 && settings.vlanMode === 'access';
+  if (settings.tag !== undefined && settings.tag !== null && !untaggedAccess)
+    check(VlanId, settings.tag, `${field}.tag`);
   settings.trunks?.forEach((t, i) => check(VlanId, t, `${field}.trunks[${i}]`));
 }
 
