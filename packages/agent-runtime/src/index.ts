@@ -51,5 +51,5 @@ export { createStreamTrigger } from './stream-trigger.js';
 export type { EventStream, StreamTriggerOptions } from './stream-trigger.js';
 export { watchFile } from './watch-file.js';
 export type { FileWatch, WatchFileOptions } from './watch-file.js';
-export { scheduleIntent } from './scheduling.js';
-export type { ScheduledIntent, ScheduleOptions } from './scheduling.js';
+export { keptMessage, scheduleIntent, scheduledKey } from './scheduling.js';
+export type { ScheduledIntent, ScheduledObject, ScheduleOptions } from './scheduling.js';
