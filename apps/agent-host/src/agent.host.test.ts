@@ -95,7 +95,8 @@ beforeAll(async () => {
       ovsBridges: [
         {
           bridgeName: 'br-sec',
-          physicalInterfaces: [{ name: 'eth1', allowedVLANs: [100, '200-202'] }],
+          // Not the Layer2Networks' VLANs: the trunk is on this bridge (a loop otherwise).
+          physicalInterfaces: [{ name: 'eth1', allowedVLANs: [500, '600-602'] }],
           enableMulticastSnooping: true,
         },
         { bridgeName: 'br-two', physicalInterfaces: ['eth2'] },
@@ -119,7 +120,7 @@ describe('agent-host with a file source', () => {
     expect(await get('Bridge', 'br-sec', 'datapath_type')).toBe('netdev');
     expect(await get('Bridge', 'br-sec', 'mcast_snooping_enable')).toBe('true');
     expect(await get('Bridge', 'br-sec', 'external_ids:fabrik-owner')).toBe('agent-host');
-    expect(await get('Port', 'eth1', 'trunks')).toBe('[100, 200, 201, 202]');
+    expect(await get('Port', 'eth1', 'trunks')).toBe('[500, 600, 601, 602]');
     expect(await get('Port', 'eth2', 'trunks')).toBe('[]');
     expect(await get('Bridge', 'br-two', 'mcast_snooping_enable')).toBe('false');
     expect(await get('Port', 'trh', 'trunks')).toBe('[]');

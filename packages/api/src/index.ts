@@ -139,6 +139,8 @@ export {
   TrunkConfig,
   RelayConfig,
   physicalInterfaceName,
+  physicalInterfaceVlans,
+  carriesLayer2Networks,
   parseAgentHostConfig,
 } from './config/agent-host-config.js';
 export type { AgentHostConfigInput } from './config/agent-host-config.js';
