@@ -139,6 +139,18 @@ describe('agent-host with a file source', () => {
     expect(await get('Bridge', 'br-foreign', 'external_ids')).toBe('{}');
   });
 
+  it('gives tr.<vid> no address: the host is not reachable from the tenant network', async () => {
+    // Long enough for the kernel to have added an IPv6 link-local address, had it been allowed to.
+    await new Promise((r) => setTimeout(r, 1000));
+    const [dev] = JSON.parse(await sb.node.ip('-j', 'addr', 'show', 'dev', 'tr.100')) as [
+      { addr_info: unknown[] },
+    ];
+    expect(dev.addr_info).toEqual([]);
+    expect((await sb.node.exec('cat', ['/proc/sys/net/ipv6/conf/tr.100/addr_gen_mode'])).stdout.trim()).toBe(
+      '1',
+    );
+  });
+
   it('carries traffic from tr.100 on the host through the trunk to VLAN 100 on the HBR side', async () => {
     await sb.node.ip('addr', 'add', '10.100.0.1/24', 'dev', 'tr.100');
     const ping = await sb.node.exec('ping', ['-c', '3', '-i', '0.2', '-W', '2', '10.100.0.2']);
@@ -181,7 +193,7 @@ describe('agent-host with a file source', () => {
     ]);
     await until(
       'the trunks repaired',
-      async () => (await get('Port', 'eth1', 'trunks')) === '[100, 200, 201, 202]',
+      async () => (await get('Port', 'eth1', 'trunks')) === '[500, 600, 601, 602]',
     );
   });
 
@@ -190,7 +202,7 @@ describe('agent-host with a file source', () => {
     await sb.vsctl('set', 'port', 'eth1', 'trunks=999');
     await until(
       'the trunks repaired',
-      async () => (await get('Port', 'eth1', 'trunks')) === '[100, 200, 201, 202]',
+      async () => (await get('Port', 'eth1', 'trunks')) === '[500, 600, 601, 602]',
     );
     await sb.vsctl('del-port', 'tr.100');
     await until('tr.100 back', async () => (await get('Port', 'tr.100', 'tag')) === '100');

@@ -100,7 +100,16 @@ describe('desiredHost', () => {
       layer2Networks: [l2('web', 200), l2('jumbo', 300, 9000)],
     });
     expect(d.kernelVlans).toEqual([
-      { kind: 'vlan', name: 'tr.200', parent: 'tr-host', id: 200, mtu: 1500, up: true, alias: 'web' },
+      {
+        kind: 'vlan',
+        name: 'tr.200',
+        parent: 'tr-host',
+        id: 200,
+        mtu: 1500,
+        up: true,
+        alias: 'web',
+        sysctls: { addrGenMode: 'none' },
+      },
     ]);
     expect(d.objectErrors).toEqual([
       {

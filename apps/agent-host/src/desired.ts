@@ -188,6 +188,8 @@ export function desiredHost(input: HostDesiredInput): HostDesired {
           mtu: v.mtu,
           up: true,
           alias: v.network,
+          // A tenant network's port, not a host interface: no IPv6 link-local address (address-free.ts).
+          sysctls: { addrGenMode: 'none' },
         }))
       : [];
   return {
