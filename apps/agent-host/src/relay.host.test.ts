@@ -210,6 +210,39 @@ describe('the relay for the HBR container', () => {
     expect(events.items.map((e) => (e as Loose & { reason?: string }).reason)).toContain('HostReady');
   });
 
+  it('refuses a BGPPeering from the cluster that names a file of the node for that object only: the node stays ready', async () => {
+    const peerings = customObjects(kc, gvr(BGP_PEERING_RESOURCE), Any);
+    await peerings.create(
+      obj('BGPPeering', 'tenant', {
+        vrf: 'blue',
+        address: '10.2.0.51',
+        remoteAs: 64512,
+        passwordFile: '/etc/shadow',
+      }),
+    );
+    const host = await until('the refusal in the host section', async () => {
+      const section = (await nns()).status?.host as
+        | { objectErrors?: { kind: string; name: string; field?: string }[]; conditions?: unknown[] }
+        | undefined;
+      return section?.objectErrors?.some((e) => e.name === 'tenant') ? section : undefined;
+    });
+    expect(host.objectErrors).toEqual([
+      expect.objectContaining({ kind: 'BGPPeering', name: 'tenant', field: 'spec.passwordFile' }),
+    ]);
+    expect(host.conditions).toEqual([
+      expect.objectContaining({ type: 'FabrikHostReady', status: 'True', reason: 'ObjectsSkipped' }),
+    ]);
+    expect(await nodeConditions()).toContainEqual(
+      expect.objectContaining({ type: 'FabrikHostReady', status: 'True' }),
+    );
+    expect((await relayed()).names).toEqual(['Layer2Network/rack-b', 'VRF/blue']);
+    await peerings.delete('tenant');
+    await until(
+      'the refusal gone',
+      async () => ((await nns()).status?.host as { objectErrors?: unknown[] })?.objectErrors === undefined,
+    );
+  });
+
   it('serves readiness and its metrics', async () => {
     const serving = await agent.waitForLog((l) => l.msg === 'serving metrics and health', {
       what: 'the endpoints',

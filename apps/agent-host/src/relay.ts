@@ -16,6 +16,7 @@ import {
   DEFAULT_BGP_PASSWORD_KEY,
   parseNodeNetworkStatusSection,
   type NodeNetworkStatusSection,
+  type ObjectError,
 } from '@fabrik/api';
 
 // The relay for the HBR container, which holds no API credentials (seed 004): this node's VRF,
@@ -43,8 +44,8 @@ export interface RelayedIntent {
   readonly objects: IntentObject[];
   /** Password file path -> password. Never logged. */
   readonly passwords: ReadonlyMap<string, string>;
-  /** `BGPPeering NAME: field: why`, for agent-host's status. */
-  readonly problems: string[];
+  /** Objects not relayed, each with the field at fault: refused for that object only (agent-host's status). */
+  readonly objectErrors: ObjectError[];
 }
 
 /**
@@ -60,7 +61,7 @@ export function relayedIntent(snapshot: IntentSnapshot, passwordDir: string): Re
   const labels = snapshot.node?.labels ?? {};
   const objects: IntentObject[] = [];
   const passwords = new Map<string, string>();
-  const problems: string[] = [];
+  const objectErrors: ObjectError[] = [];
   const sorted = [...snapshot.objects]
     .filter((o) => RELAYED_KINDS.has(o.kind))
     .sort((a, b) => (a.kind + a.metadata.name < b.kind + b.metadata.name ? -1 : 1));
@@ -80,7 +81,7 @@ export function relayedIntent(snapshot: IntentSnapshot, passwordDir: string): Re
     if (o.kind === 'BGPPeering') {
       const peering = withPasswordFile(o, snapshot, passwordDir);
       if ('problem' in peering) {
-        problems.push(`BGPPeering ${o.metadata.name}: ${peering.problem}`);
+        objectErrors.push({ kind: 'BGPPeering', name: o.metadata.name, ...peering.problem });
         continue;
       }
       spec = peering.spec;
@@ -115,7 +116,7 @@ export function relayedIntent(snapshot: IntentSnapshot, passwordDir: string): Re
       kind: 'Node',
       metadata: { name: snapshot.node.name, labels: snapshot.node.labels },
     });
-  return { objects, passwords, problems };
+  return { objects, passwords, objectErrors };
 }
 
 /** A BGPPeering's spec as relayed: its Secret's password moved into a file of `passwordDir`. */
@@ -123,10 +124,17 @@ function withPasswordFile(
   peering: IntentObject,
   snapshot: IntentSnapshot,
   passwordDir: string,
-): { spec: unknown; path: string; password?: string; revision?: string } | { problem: string } {
+):
+  | { spec: unknown; path: string; password?: string; revision?: string }
+  | { problem: { field: string; message: string } } {
   const spec = (peering.spec ?? {}) as Record<string, unknown>;
   if (spec['passwordFile'] !== undefined)
-    return { problem: 'spec.passwordFile: a BGPPeering from the cluster may not name files of the node' };
+    return {
+      problem: {
+        field: 'spec.passwordFile',
+        message: 'a BGPPeering from the cluster may not name files of the node (not relayed)',
+      },
+    };
   const ref = spec['passwordSecretRef'] as { name?: unknown; key?: unknown } | undefined;
   if (ref === undefined || typeof ref.name !== 'string') return { spec: peering.spec, path: '' };
   const key = typeof ref.key === 'string' ? ref.key : DEFAULT_BGP_PASSWORD_KEY;
@@ -153,7 +161,7 @@ export interface Relay {
    * Writes this node's objects (and the password files they name) atomically when they changed;
    * resolves whether the intent file changed and what could not be relayed.
    */
-  writeIntent(snapshot: IntentSnapshot): Promise<{ changed: boolean; problems: string[] }>;
+  writeIntent(snapshot: IntentSnapshot): Promise<{ changed: boolean; objectErrors: ObjectError[] }>;
   /** Starts publishing agent-netns's status file. */
   start(): Promise<void>;
   stop(): void;
@@ -215,20 +223,20 @@ export function createRelay(options: RelayOptions): Relay {
 
   return {
     async writeIntent(snapshot) {
-      const { objects, passwords, problems } = relayedIntent(snapshot, passwordDir);
+      const { objects, passwords, objectErrors } = relayedIntent(snapshot, passwordDir);
       // Passwords first: the intent that names a file is written once the file is there.
       const passwordsChanged = await writePasswords(passwordDir, passwords, writtenPasswords);
       writtenPasswords = passwords;
       const text = formatIntentDocuments(objects);
       written ??= await readFile(options.intentFile, 'utf8').catch(() => undefined);
-      if (text === written && !passwordsChanged) return { changed: false, problems };
+      if (text === written && !passwordsChanged) return { changed: false, objectErrors };
       await writeIntentFile(options.intentFile, objects);
       written = text;
       logger.info(
         { file: options.intentFile, objects: objects.length, passwordFiles: passwords.size },
         'relay: intent file written',
       );
-      return { changed: true, problems };
+      return { changed: true, objectErrors };
     },
     async start() {
       if (!options.netnsStatus) {
