@@ -64,7 +64,12 @@ export function frrTarget(config: AgentNetnsConfig, file = 'config'): FrrTarget 
         message: 'required when netns is not set (FRR is addressed by its pathspace, -N NAME)',
       },
     ]);
-  return { pathspace, ...(config.netns !== undefined ? { netns: config.netns } : {}) };
+  return {
+    pathspace,
+    ...(config.netns !== undefined ? { netns: config.netns } : {}),
+    // Each FRR tool run (vtysh, every frr-reload.py step of a reload) is bounded by it.
+    toolTimeoutMs: config.frr.reloadTimeoutMs,
+  };
 }
 
 /** The HBR namespace as agent-netns drives it. */
