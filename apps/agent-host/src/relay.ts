@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { matchesLabelSelector } from '@fabrik/kube';
 import {
   formatIntentDocuments,
+  intentDocumentsOf,
   watchFile,
   writeFileAtomic,
   writeIntentFile,
@@ -228,7 +229,7 @@ export function createRelay(options: RelayOptions): Relay {
       const passwordsChanged = await writePasswords(passwordDir, passwords, writtenPasswords);
       writtenPasswords = passwords;
       const text = formatIntentDocuments(objects);
-      written ??= await readFile(options.intentFile, 'utf8').catch(() => undefined);
+      written ??= intentDocumentsOf(await readFile(options.intentFile, 'utf8').catch(() => undefined));
       if (text === written && !passwordsChanged) return { changed: false, objectErrors };
       await writeIntentFile(options.intentFile, objects);
       written = text;

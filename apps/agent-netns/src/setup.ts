@@ -112,6 +112,7 @@ export async function wiringOf(config: NetnsConfig, log: KubeLogger): Promise<Wi
         path: source.path,
         kinds: INTENT_KINDS.map((k) => k.kind),
         nodeName: config.nodeName,
+        requireRelayHeader: source.format === 'relay',
       }),
       ...(config.statusFile
         ? { status: createStatusFile<NodeNetworkStatusSection>({ path: config.statusFile }) }

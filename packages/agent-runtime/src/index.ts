@@ -16,8 +16,11 @@ export {
   createFileSource,
   parseIntentDocuments,
   formatIntentDocuments,
+  intentDocumentsOf,
   writeIntentFile,
 } from './file-source.js';
+export { formatRelayFile, splitRelayFile, RELAY_FORMAT_VERSION } from './relay-format.js';
+export type { RelayFile, RelayHeader } from './relay-format.js';
 export type { FileSourceOptions, ParseIntentOptions } from './file-source.js';
 export { createWorkQueue, backoffDelay, DEFAULT_BACKOFF } from './work-queue.js';
 export type { WorkQueue, WorkQueueOptions, WorkResult } from './work-queue.js';
