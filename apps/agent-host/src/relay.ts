@@ -1,3 +1,4 @@
+import { isStale, withNetnsLiveness } from './netns-liveness.js';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { matchesLabelSelector } from '@fabrik/kube';
@@ -155,6 +156,11 @@ export interface RelayOptions {
   readonly logger: Logger;
   /** Backoff of failed status publications. */
   readonly retry?: { readonly initialMs: number; readonly maxMs: number };
+  /**
+   * A status file older than this means agent-netns stopped: its section is published with
+   * FabrikNetnsReady False (netns-liveness.ts). Default: 60 s.
+   */
+  readonly netnsMaxAgeMs?: number;
 }
 
 export interface Relay {
@@ -180,6 +186,24 @@ export function createRelay(options: RelayOptions): Relay {
   let retryTimer: NodeJS.Timeout | undefined;
   let delay = retry.initialMs;
   let stopped = false;
+  const maxAgeMs = options.netnsMaxAgeMs ?? 60_000;
+  /** agent-netns's last status as it wrote it, and whether it was published as stale. */
+  let lastSection: NodeNetworkStatusSection | undefined;
+  let publishedStale = false;
+  let livenessTimer: NodeJS.Timeout | undefined;
+  const enqueue = (section: NodeNetworkStatusSection) => {
+    const now = new Date();
+    publishedStale = isStale(section, now, maxAgeMs);
+    pending = withNetnsLiveness(section, now, maxAgeMs);
+    void publish();
+  };
+  // Staleness comes with time, not with a change of the file: checked a few times per max age.
+  const checkLiveness = () => {
+    if (lastSection && isStale(lastSection, new Date(), maxAgeMs) !== publishedStale) {
+      if (!publishedStale) logger.warn({ file: options.statusFile }, 'relay: agent-netns stopped reporting');
+      enqueue(lastSection);
+    }
+  };
 
   // The latest status wins; a failed write is retried with backoff (the API server may be down).
   const publish = async (): Promise<void> => {
@@ -218,8 +242,8 @@ export function createRelay(options: RelayOptions): Relay {
       );
       return;
     }
-    pending = section;
-    void publish();
+    lastSection = section;
+    enqueue(section);
   };
 
   return {
@@ -250,11 +274,14 @@ export function createRelay(options: RelayOptions): Relay {
       watch = await watchFile(options.statusFile, onStatus, {
         onError: (e) => logger.warn({ err: e }, 'relay: reading the status file failed'),
       });
+      livenessTimer = setInterval(checkLiveness, Math.min(5_000, Math.max(250, maxAgeMs / 4)));
+      livenessTimer.unref();
     },
     stop() {
       stopped = true;
       watch?.stop();
       if (retryTimer) clearTimeout(retryTimer);
+      if (livenessTimer) clearInterval(livenessTimer);
     },
   };
 }

@@ -157,6 +157,7 @@ export async function runAgent(
         intentFile: config.relay.intentFile,
         statusFile: config.relay.statusFile,
         netnsStatus: sinks.netns,
+        netnsMaxAgeMs: config.relay.netnsMaxAgeSeconds * 1000,
         logger,
       })
     : undefined;

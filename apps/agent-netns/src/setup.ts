@@ -19,6 +19,7 @@ import {
 } from '@fabrik/agent-runtime';
 import type { FrrTarget } from '@fabrik/frr';
 import type { EventRecorder, KubeLogger } from '@fabrik/kube';
+import { formatKubeTime } from '@fabrik/kube/labels';
 import { createNetlink } from '@fabrik/netcore/netlink';
 import type { HbrNode } from './apply.js';
 import { createFrrState } from './frr-state.js';
@@ -115,7 +116,16 @@ export async function wiringOf(config: NetnsConfig, log: KubeLogger): Promise<Wi
         requireRelayHeader: source.format === 'relay',
       }),
       ...(config.statusFile
-        ? { status: createStatusFile<NodeNetworkStatusSection>({ path: config.statusFile }) }
+        ? {
+            status: createStatusFile<NodeNetworkStatusSection>({
+              path: config.statusFile,
+              // agent-host's relay takes a status older than its netnsMaxAgeSeconds for a dead agent.
+              heartbeat: {
+                everyMs: config.statusHeartbeatSeconds * 1000,
+                stamp: (s, now) => ({ ...s, lastUpdate: formatKubeTime(now) }),
+              },
+            }),
+          }
         : {}),
     };
   }

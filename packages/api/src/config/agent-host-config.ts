@@ -99,6 +99,11 @@ export const RelayConfig = z
   .object({
     intentFile: AbsolutePath,
     statusFile: AbsolutePath,
+    /**
+     * agent-netns rewrites its status file at least every statusHeartbeatSeconds: one older than
+     * this is published with FabrikNetnsReady False (agent-netns stopped or hangs).
+     */
+    netnsMaxAgeSeconds: z.number().int().min(2).max(3600).default(60),
   })
   .strict();
 export type RelayConfig = z.infer<typeof RelayConfig>;

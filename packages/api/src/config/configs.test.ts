@@ -33,6 +33,7 @@ describe('AgentNetnsConfig', () => {
       metricsAddress: ':9721',
       healthAddress: ':9722',
       resyncSeconds: 300,
+      statusHeartbeatSeconds: 20,
     });
   });
   it('names the field of every mistake, never echoing a password', () => {
