@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what fabrik's tests and lab need on a fresh Debian machine, and nothing when it is
 # already there: Debian packages (apt-get update first), the workspace's npm packages (npm ci
-# when node_modules is missing or older than package-lock.json), the libcni test runtime and
-# Debian's kubectl 1.20 next to whatever kubectl the machine ships.
+# when node_modules is missing or older than package-lock.json), the real Kubernetes control plane
+# built from pinned Go modules (tools/ci/ensure-k8s.sh), the libcni test runtime and Debian's
+# kubectl 1.20 next to whatever kubectl the machine ships.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -52,6 +53,10 @@ if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules
   echo "ensure-deps: npm ci"
   npm ci --no-audit --no-fund
 fi
+
+# The real control plane (kube-apiserver, kubectl, etcd) from the modules pinned in tools/k8s: built
+# once per pinned set (several minutes the first time), kept outside node_modules.
+bash tools/ci/ensure-k8s.sh
 
 # libcni's cnitool (a real CNI runtime) for the CNI tests, built once from Debian's libcni.
 cnitool=node_modules/.cache/fabrik/cnitool

@@ -10,16 +10,16 @@ import { IpPool } from '@fabrik/api';
 import { SPEC_VERSIONS, runPlugin } from '@fabrik/cni-skel';
 import { IPPOOLS } from '@fabrik/ippool';
 import { customObjects, loadKubeConfig } from '@fabrik/kube';
-import { startApiServer, type ApiServer } from '@fabrik/testkit';
+import { startKubeApiServer, type KubeApiServer } from '@fabrik/testkit';
 import { heldIpPoolClients, inProcessIpam } from './cni-ipam.js';
 
-let api: ApiServer;
+let api: KubeApiServer;
 let dir: string;
 const logger = createLogger({ name: 'test', level: 'silent' });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fabrik-cni-ipam-'));
-  api = await startApiServer({ dir: join(dir, 'apiserver') });
+  api = await startKubeApiServer({ dir: join(dir, 'apiserver') });
   await customObjects(loadKubeConfig({ kubeconfig: api.kubeconfigPath }).kc, IPPOOLS, IpPool).create({
     apiVersion: 'network.fabrik.dev/v1alpha1',
     kind: 'IPPool',

@@ -15,7 +15,7 @@ import {
 } from '@fabrik/api';
 import { parseIntentDocuments, writeFileAtomic } from '@fabrik/agent-runtime';
 import { EVENTS, NODES, customObjects, loadKubeConfig, type KubeObject } from '@fabrik/kube';
-import { startApiServer, until, type AgentProcess, type ApiServer } from '@fabrik/testkit';
+import { startKubeApiServer, until, type AgentProcess, type KubeApiServer } from '@fabrik/testkit';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { createHostSandbox, NODE_NAME, type HostSandbox } from '../test/harness.js';
@@ -28,7 +28,7 @@ const gvr = (r: { group: string; version: string; plural: string }) => ({
   plural: r.plural,
 });
 
-let api: ApiServer;
+let api: KubeApiServer;
 let kc: KubeConfig;
 let sb: HostSandbox;
 let agent: AgentProcess;
@@ -56,7 +56,7 @@ const nodeConditions = async () =>
   ).status?.conditions ?? [];
 
 beforeAll(async () => {
-  api = await startApiServer();
+  api = await startKubeApiServer();
   kc = loadKubeConfig({ kubeconfig: api.kubeconfigPath }).kc;
   await customObjects(kc, NODES, Any).create({
     apiVersion: 'v1',

@@ -8,7 +8,7 @@ import {
   VRF_RESOURCE,
 } from '@fabrik/api';
 import { NODES, customObjects, loadKubeConfig, type KubeObject } from '@fabrik/kube';
-import { startApiServer, startFrr, type ApiServer, type FrrInstance } from '@fabrik/testkit';
+import { startKubeApiServer, startFrr, type KubeApiServer, type FrrInstance } from '@fabrik/testkit';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   addPod,
@@ -37,7 +37,7 @@ const gvr = (r: { group: string; version: string; plural: string }) => ({
   version: r.version,
   plural: r.plural,
 });
-let server: ApiServer;
+let server: KubeApiServer;
 let kc: KubeConfig;
 let lab: LabNodes;
 let a: LabNode;
@@ -47,7 +47,7 @@ const object = (kind: string, name: string, spec: Record<string, unknown>) =>
   ({ apiVersion: API_VERSION, kind, metadata: { name }, spec }) as KubeObject;
 
 beforeAll(async () => {
-  server = await startApiServer();
+  server = await startKubeApiServer();
   kc = loadKubeConfig({ kubeconfig: server.kubeconfigPath }).kc;
   lab = await startLabNodes({ prefix: P, single: true });
   a = lab.nodes[0]!;

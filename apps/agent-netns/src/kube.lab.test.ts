@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LAYER2_NETWORK_RESOURCE, NODE_NETWORK_STATUS_RESOURCE, VRF_RESOURCE } from '@fabrik/api';
 import { EVENTS, NODES, customObjects, isInvalidError, loadKubeConfig, type KubeObject } from '@fabrik/kube';
-import { startApiServer, type ApiServer } from '@fabrik/testkit';
+import { startKubeApiServer, type KubeApiServer } from '@fabrik/testkit';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   addPod,
@@ -36,7 +36,7 @@ const gvr = (r: { group: string; version: string; plural: string }) => ({
   plural: r.plural,
 });
 const pods: string[] = [];
-let server: ApiServer;
+let server: KubeApiServer;
 let kc: KubeConfig;
 let lab: LabNodes;
 let a: LabNode;
@@ -131,7 +131,7 @@ const onlyR1 = layer2('only-r1', 1, { vni: 2300, vlan: 300, nodeSelector: { matc
 const base = { vrfs: ['red'], layer2Networks: ['net1', 'net2', 'shared'] };
 
 beforeAll(async () => {
-  server = await startApiServer();
+  server = await startKubeApiServer();
   kc = loadKubeConfig({ kubeconfig: server.kubeconfigPath }).kc;
   lab = await startLabNodes({ prefix: P });
   [a, b] = lab.nodes as [LabNode, LabNode];

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpPool, type IpPoolSpec } from '@fabrik/api';
 import { bundleCniPlugin } from '@fabrik/cni-bundle';
 import { customObjects, loadKubeConfig, type CustomObjects } from '@fabrik/kube';
-import { startApiServer, uniqueName, type ApiServer, type TempNetns } from '@fabrik/testkit';
+import { startKubeApiServer, uniqueName, type KubeApiServer, type TempNetns } from '@fabrik/testkit';
 import {
   execPlugin,
   nodeState,
@@ -20,13 +20,13 @@ const FABRIK_IPAM_MAIN = new URL('../../ipam/src/main.ts', import.meta.url).path
 const IPPOOLS = { group: 'network.fabrik.dev', version: 'v1alpha1', plural: 'ippools' };
 
 const bed = usePluginTestBed({ bridgePrefix: 'bri', netnsPrefix: 'fipm-' });
-let api: ApiServer;
+let api: KubeApiServer;
 let pools: CustomObjects<IpPool>;
 
 beforeAll(async () => {
   const { sb, ovs } = bed;
   [api] = await Promise.all([
-    startApiServer({ dir: join(sb.dir, 'apiserver') }),
+    startKubeApiServer({ dir: join(sb.dir, 'apiserver') }),
     bundleCniPlugin({
       entry: FABRIK_IPAM_MAIN,
       outfile: join(sb.binDir, 'fabrik-ipam'),

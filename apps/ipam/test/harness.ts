@@ -11,8 +11,8 @@ import {
   DEBIAN_CNI_DIR,
   cnitool,
   execCniPlugin,
-  startApiServer,
-  type ApiServer,
+  startKubeApiServer,
+  type KubeApiServer,
   type CniExecOptions,
   type CniExecResult,
 } from '@fabrik/testkit';
@@ -33,7 +33,7 @@ export interface IpamSandbox {
   readonly settingsPath: string;
   /** The environment every plugin call gets: the settings file and a private code cache. */
   readonly env: Readonly<Record<string, string>>;
-  readonly server: ApiServer;
+  readonly server: KubeApiServer;
   /** IPPools as stored, without going through the plugin. */
   readonly pools: CustomObjects<IpPool>;
   remove(): Promise<void>;
@@ -45,7 +45,10 @@ export async function createIpamSandbox(): Promise<IpamSandbox> {
   const binDir = join(dir, 'bin');
   await mkdir(binDir);
   const plugin = join(binDir, 'fabrik-ipam');
-  const [server] = await Promise.all([startApiServer({ dir: join(dir, 'apiserver') }), bundlePlugin(plugin)]);
+  const [server] = await Promise.all([
+    startKubeApiServer({ dir: join(dir, 'apiserver') }),
+    bundlePlugin(plugin),
+  ]);
   const settingsPath = join(dir, 'fabrik.d', 'config.yaml');
   const confDir = join(dir, 'net.d');
   await mkdir(join(dir, 'fabrik.d'));

@@ -134,8 +134,12 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
       () => buildTopology(clusterTopology(nodes)),
     );
     undo.push(() => topology.destroy());
-    cp = await phase('control plane: the API server with RBAC', () => startControlPlane(dir));
+    cp = await phase('control plane: kube-apiserver + etcd', () => startControlPlane(dir));
     undo.push(() => cp.stop());
+    const plane = cp;
+    await phase('kubectl version', async () =>
+      (await plane.kubectl('version')).trim().split('\n').join('; '),
+    );
     const control = cp;
     await phase('kubectl apply -k deploy/overlays/lab: fabrik (CRDs, RBAC, ServiceAccounts)', async () => {
       const out = await control.kubectl('apply', ...FABRIK_MANIFEST);

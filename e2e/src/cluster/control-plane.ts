@@ -1,14 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCommand } from '@fabrik/netcore';
-import { startApiServer, type ApiServer } from '@fabrik/testkit';
+import { startKubeApiServer, type KubeApiServer } from '@fabrik/testkit';
 import { kubeClient, type KubeClient } from './kube-client.js';
 import { API_ADDRESS } from './topology.js';
 
-// The cluster's control plane in the lab: the test API server (Kubernetes semantics, RBAC from the
-// stored roles and bindings, ServiceAccount tokens), reached by the nodes at API_ADDRESS, and
-// kubectl as users run it.
+// The cluster's control plane in the lab: the real kube-apiserver and etcd (@fabrik/testkit's
+// startKubeApiServer) on the host side of the lab's routed link, reached by the nodes at
+// API_ADDRESS, and kubectl as users run it.
 
 export const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 /**
@@ -19,26 +18,24 @@ export const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..
 export const KUBECTL = join(REPO, 'node_modules/.cache/fabrik/kubectl-1.32/kubectl');
 
 export interface ControlPlane {
-  readonly api: ApiServer;
+  readonly api: KubeApiServer;
   /** The lab's own client (admin). */
   readonly kube: KubeClient;
   /** `kubectl ARGS...` as the admin; resolves with its standard output. */
   kubectl(...args: string[]): Promise<string>;
   /** A kubeconfig for the ServiceAccount's token, as a Pod of it would mount. */
-  serviceAccountKubeconfig(namespace: string, name: string): string;
+  serviceAccountKubeconfig(namespace: string, name: string): Promise<string>;
   stop(): Promise<void>;
 }
 
 export async function startControlPlane(dir: string): Promise<ControlPlane> {
   // No CRDs at start: `kubectl apply` installs them, as on a real cluster.
-  const api = await startApiServer({
+  const api = await startKubeApiServer({
     dir: join(dir, 'apiserver'),
     host: API_ADDRESS,
     crdDirs: [],
-    rbac: true,
   });
-  const ca = await readFile(join(api.dir, 'apiserver.crt'), 'utf8');
-  const kube = kubeClient({ url: api.url, token: api.token, ca });
+  const kube = kubeClient({ url: api.url, token: api.token, ca: api.caPem });
   // kubectl's discovery cache in the run's directory: fresh per run, shared by its calls.
   const cacheDir = join(dir, 'kubectl-cache');
   const kubectl = async (...args: string[]) =>

@@ -153,7 +153,7 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
   try {
     // The relay directory is a volume both containers mount: it exists before either starts.
     await mkdir(join(paths.relayIntent, '..'), { recursive: true });
-    const hostKubeconfig = cp.serviceAccountKubeconfig(FABRIK_NAMESPACE, 'fabrik-agent-host');
+    const hostKubeconfig = await cp.serviceAccountKubeconfig(FABRIK_NAMESPACE, 'fabrik-agent-host');
     await writeJson(paths.netnsConfig, agentNetnsConfig(node, paths));
     await writeJson(paths.hostConfig, agentHostConfig(node, paths, ovs.endpoint, hostKubeconfig));
     // YAML as the fabrik-cni installer writes it: the plugin finds `agentHostSocket` on its own
@@ -166,7 +166,7 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
         cacheDir: paths.cniCache,
         agentHostConfig: paths.hostConfig,
         agentHostSocket: paths.cniSocket,
-        ipam: { kubeconfig: cp.serviceAccountKubeconfig(FABRIK_NAMESPACE, 'fabrik-cni') },
+        ipam: { kubeconfig: await cp.serviceAccountKubeconfig(FABRIK_NAMESPACE, 'fabrik-cni') },
       }),
     );
   } catch (e) {

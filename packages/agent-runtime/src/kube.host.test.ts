@@ -6,7 +6,7 @@ import {
   API_VERSION,
 } from '@fabrik/api';
 import { NODES, customObjects, loadKubeConfig, type KubeObject } from '@fabrik/kube';
-import { startApiServer, until, type ApiServer } from '@fabrik/testkit';
+import { startKubeApiServer, until, type KubeApiServer } from '@fabrik/testkit';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { createKubernetesSource } from './kube-source.js';
@@ -30,11 +30,11 @@ const gvr = (r: { group: string; version: string; plural: string }) => ({
   plural: r.plural,
 });
 
-describe('agent-runtime on Kubernetes (test API server)', () => {
-  let server: ApiServer;
+describe('agent-runtime on Kubernetes (kube-apiserver)', () => {
+  let server: KubeApiServer;
   let kc: KubeConfig;
   beforeAll(async () => {
-    server = await startApiServer();
+    server = await startKubeApiServer();
     kc = loadKubeConfig({ kubeconfig: server.kubeconfigPath }).kc;
     await customObjects(kc, NODES, Any).create({
       apiVersion: 'v1',
@@ -257,7 +257,8 @@ describe('agent-runtime on Kubernetes (test API server)', () => {
         spec?: { taints?: { key: string }[] };
         status?: { conditions?: { type: string; status: string }[] };
       };
-      expect(n.spec?.taints ?? []).toEqual([]);
+      // Only the admission's not-ready taint of a new Node is left (no node lifecycle controller runs).
+      expect(n.spec?.taints ?? []).toEqual([{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
       expect(n.status?.conditions).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ type: 'Ready', status: 'True' }),

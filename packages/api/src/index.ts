@@ -163,6 +163,7 @@ export {
   BfdProfile,
   BfdTimers,
   BgpPassword,
+  BgpAsn,
   Community,
   FrrVrfName,
   NeighborInterface,

@@ -43,3 +43,15 @@ export function withRules<S extends z.ZodType>(schema: S, rules: readonly Object
   );
   return (cel.length > 0 ? refined.meta({ [CEL_VALIDATIONS]: cel }) : refined) as S;
 }
+
+/** CEL's reserved words: kube-apiserver exposes a field named like one as `__<word>__` to rules. */
+const CEL_RESERVED = new Set(
+  'true false null in as break const continue else for function if import let loop package namespace return var void while'.split(
+    ' ',
+  ),
+);
+
+/** The name under which a CEL rule of kube-apiserver sees the field `name`. */
+export function celField(name: string): string {
+  return CEL_RESERVED.has(name) ? `__${name}__` : name;
+}

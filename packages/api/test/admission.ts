@@ -8,6 +8,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import { Ajv, type ErrorObject } from 'ajv';
 import { ipToBigInt, maxPrefixLength } from '../src/network/ip.js';
 import type { JsonSchema } from '../src/index.js';
+import { celField } from '../src/rules.js';
 
 /** The Kubernetes CIDR type of the CEL `cidr` library, as far as fabrik's rules use it. */
 class CelCidr {
@@ -43,7 +44,8 @@ const cel = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregat
   })
   .registerFunction('net.CIDR.masked(): net.CIDR', (c: CelCidr) => c.masked())
   // Kubernetes' ip() returns an IP, compared here with == only: the address as a number does the same.
-  .registerFunction('net.CIDR.ip(): string', (c: CelCidr) => `${c.bits}:${c.value}`);
+  .registerFunction('net.CIDR.ip(): string', (c: CelCidr) => `${c.bits}:${c.value}`)
+  .registerFunction('ip(string): string', (text: string) => `${maxPrefixLength(text)}:${ipToBigInt(text)}`);
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -139,6 +141,13 @@ function listTypeErrors(schema: JsonSchema, value: unknown, path: string): Admis
   return errors;
 }
 
+/** `value` as kube-apiserver shows it to CEL: fields named like CEL keywords escaped (celField). */
+function celView(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(celView);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [celField(k), celView(v)]));
+}
+
 function celErrors(schema: JsonSchema, value: unknown, old: unknown, path: string): AdmissionError[] {
   if (value === undefined) return [];
   const errors: AdmissionError[] = [];
@@ -152,7 +161,8 @@ function celErrors(schema: JsonSchema, value: unknown, old: unknown, path: strin
     const at = (path + (rule.fieldPath ?? '')).replace(/^\./, '');
     let holds: unknown;
     try {
-      holds = cel.evaluate(rule.rule, transition ? { self: value, oldSelf: old } : { self: value });
+      const self = celView(value);
+      holds = cel.evaluate(rule.rule, transition ? { self, oldSelf: celView(old) } : { self });
     } catch (e) {
       // The API server refuses an object whose rule cannot be evaluated, too.
       errors.push({ path: at, message: `rule evaluation failed: ${(e as Error).message}` });

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { frrIntentArbitrary, propertyRunOptions } from '@fabrik/testkit/arbitraries';
+import { propertyRunOptions } from '@fabrik/testkit/arbitraries';
+import { validFrrIntentArbitrary as frrIntentArbitrary } from '../test/intent-arbitrary.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT, runFrrCli } from './cli-run.js';
 import type { FrrIntentInput } from './intent.js';
@@ -14,6 +15,11 @@ type Corruption = (intent: FrrIntentInput) => { intent: unknown; path: string };
 const neighbors = (i: FrrIntentInput) => i.underlay?.neighbors ?? [];
 const CORRUPTIONS: Record<string, Corruption> = {
   'asn out of range': (i) => ({ intent: { ...i, asn: 0 }, path: 'asn' }),
+  'a reserved AS number': (i) => ({ intent: { ...i, asn: 23456 }, path: 'asn' }),
+  'a community of the reserved well-known range': (i) => ({
+    intent: { ...i, fabricLoopGuard: { enabled: true, community: '65535:65535' } },
+    path: 'fabricLoopGuard.community',
+  }),
   'router-id not an address': (i) => ({ intent: { ...i, routerId: '10.0.0.256' }, path: 'routerId' }),
   'a reserved VRF name': (i) => ({ intent: { ...i, hbrVrf: 'route-map' }, path: 'hbrVrf' }),
   'an interface named like an address': (i) => ({

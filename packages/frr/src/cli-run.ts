@@ -3,7 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 import { parse as parseYaml } from 'yaml';
-import { checkFrrConfig } from './check.js';
+import { checkFrrConfig } from './runtime/check.js';
 import { runningConfigFile } from './config-text.js';
 import { diffLines } from './diff.js';
 import {
@@ -14,7 +14,7 @@ import {
   redactConfigText,
   type FrrTemplateSet,
 } from './intent.js';
-import { writeFileAtomic } from './reload.js';
+import { writeFileAtomic } from './runtime/pathspace-files.js';
 import { renderFrrConfig } from './render.js';
 
 /** Where the CLI reads and writes; process streams in production, buffers in tests. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { reloadFrr } from './reload.js';
+import { reloadFrr } from './runtime/reload.js';
 import { renderFrrConfig } from './render.js';
 
 // The underlay constructs of the golden fixtures, reloaded into real zebra, bgpd, staticd and bfdd
@@ -62,6 +62,13 @@ describe('underlay constructs against running daemons', () => {
       ],
     ],
     ['loop-guard', ['route-map fabrik-fabric-in permit 10\n set community 65000:999 additive\n']],
+    [
+      'graceful',
+      [
+        ' no bgp default ipv4-unicast\n bgp graceful-shutdown\n bgp graceful-restart restart-time 240\n' +
+          ' bgp graceful-restart\n bgp graceful-restart preserve-fw-state\n bgp bestpath as-path multipath-relax\n',
+      ],
+    ],
   ];
 
   it.each(cases)(
@@ -116,5 +123,28 @@ describe('BFD profiles removed', () => {
     } finally {
       await rm(runDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('set actions against running daemons', () => {
+  const target = () => ({ pathspace: ns.name, netns: ns.name });
+
+  // The route-maps that change routes (LOCAL_PREF, MED, AS path, next hop, large communities)
+  // live in VRFs' filters; the host kernel has no VRF devices, so only the policy blocks (lists
+  // and route-maps, which need no VRF) are reloaded here.
+  it('FRR shows every route-map as rendered (set clauses in its order), the second reload changes nothing', async () => {
+    const rendered = renderFrrConfig(await fixture('set-actions'), { hostname: hostname() });
+    const [header = '', ...blocks] = rendered.split('!\n');
+    const policy = blocks.filter((b) =>
+      /^(route-map|ip prefix-list|ipv6 prefix-list|bgp (large-)?community-list) /.test(b),
+    );
+    const config = [header, ...policy, ''].join('!\n');
+    await reloadFrr({ ...target(), config });
+    const running = await frr.runningConfig();
+    const routeMaps = policy.filter((b) => b.startsWith('route-map '));
+    expect(routeMaps.join('')).toContain(' set local-preference 200\n set metric 10\n');
+    for (const block of routeMaps) expect(running).toContain(block);
+    const again = await reloadFrr({ ...target(), config });
+    expect(again).toMatchObject({ changed: false, added: [], removed: [] });
   });
 });

@@ -4,7 +4,7 @@ import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fa
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseFrrIntent, type FrrTemplateSet } from './intent.js';
-import { reloadFrr } from './reload.js';
+import { reloadFrr } from './runtime/reload.js';
 import { renderFrrConfig } from './render.js';
 
 // The VRF fixtures of the golden tests, reloaded into real zebra, bgpd, staticd and bfdd with

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { checkBgpdConfig } from './bgpd-check.js';
-import { checkFrrConfig } from './check.js';
+import { checkBgpdConfig } from './runtime/bgpd-check.js';
+import { checkFrrConfig } from './runtime/check.js';
 import { FRR_TEMPLATE_SETS, isFrrIntentError } from './intent.js';
 import { renderFrrConfig } from './render.js';
 
@@ -76,6 +76,9 @@ it('finds the fixtures (an empty list would pass vacuously)', () => {
       'filters',
       'route-targets',
       'bfd-timers',
+      'name-collisions',
+      'set-actions',
+      'graceful',
     ]),
   );
 });

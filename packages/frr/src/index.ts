@@ -1,3 +1,5 @@
+// @fabrik/frr: the renderer (@fabrik/frr/renderer, pure) and the runtime (@fabrik/frr/runtime,
+// runs FRR's programs) in one entry point. A pipeline that only renders imports the renderer.
 export {
   FrrIntentSchema,
   FRR_TEMPLATE_SETS,
@@ -10,7 +12,23 @@ export {
   frrIntentJsonSchema,
   pathText,
   REDACTED,
-} from './intent.js';
+  toFrrModel,
+  frrObjectNames,
+  vrfIbgpLinkNames,
+  vrfIbgpRouterId,
+  FRR_MODEL_VERSION,
+  renderFrrConfig,
+  renderFrrModel,
+  frrPartialNames,
+  FRR_TEMPLATE_HELPERS,
+  BUILTIN_TEMPLATES_DIR,
+  FrrTemplateError,
+  isFrrTemplateError,
+  diffConfigLines,
+  expectedL3Vnis,
+  droppedL3Vnis,
+  diffLines,
+} from './renderer.js';
 export type {
   FrrIntent,
   FrrIntentInput,
@@ -20,9 +38,6 @@ export type {
   FrrLayer2Intent,
   FrrPrefixRule,
   FrrUnderlayNeighbor,
-} from './intent.js';
-export { toFrrModel, frrObjectNames, vrfIbgpLinkNames, vrfIbgpRouterId } from './model.js';
-export type {
   FrrModel,
   FrrModelOptions,
   FrrNeighborModel,
@@ -39,44 +54,44 @@ export type {
   FrrBfdProfileModel,
   FrrRouteTargetModel,
   FrrStaticRouteModel,
-} from './model.js';
+  RenderFrrOptions,
+  FrrConfigChange,
+  DiffOptions,
+} from './renderer.js';
 export {
-  renderFrrConfig,
-  renderFrrModel,
-  frrPartialNames,
-  FRR_TEMPLATE_HELPERS,
-  BUILTIN_TEMPLATES_DIR,
-  FrrTemplateError,
-  isFrrTemplateError,
-} from './render.js';
-export type { RenderFrrOptions } from './render.js';
-export { checkFrrConfig } from './check.js';
-export { checkBgpdConfig, FRR_DAEMON_DIR } from './bgpd-check.js';
-export type { FrrCheckResult, FrrCheckProblem } from './check.js';
-export {
+  checkFrrConfig,
+  checkBgpdConfig,
+  FRR_DAEMON_DIR,
   reloadFrr,
+  releaseL3Vnis,
+  FRR_RELOAD_SCRIPT,
   FrrReloadError,
   isFrrReloadError,
   FrrVniMappingError,
   isFrrVniMappingError,
   checkVniMapping,
   withFrrReloadLock,
-  releaseL3Vnis,
-  FRR_RELOAD_SCRIPT,
-} from './reload.js';
-export type { ReloadFrrOptions, FrrReloadResult, FrrReloadStage, FrrVniMismatch } from './reload.js';
-export { diffConfigLines, parseReloadTest, expectedL3Vnis, droppedL3Vnis } from './config-text.js';
-export type { FrrConfigChange } from './config-text.js';
-export { pendingFrrChanges } from './pending.js';
-export {
+  pendingFrrChanges,
   readFrrStatus,
   readVrfVnis,
   readRunningConfigAndVrfVnis,
   parseFrrStatus,
   parseShowVrfVni,
-} from './status.js';
-export type { FrrStatus, FrrBgpSession, FrrEvpnVni, FrrVrfVni } from './status.js';
-export { showRunningConfig, vtyshCommands, splitEchoedOutput } from './vtysh.js';
-export type { FrrTarget } from './vtysh.js';
-export { diffLines } from './diff.js';
-export type { DiffOptions } from './diff.js';
+  showRunningConfig,
+  vtyshCommands,
+  splitEchoedOutput,
+  parseReloadTest,
+} from './runtime/index.js';
+export type {
+  FrrCheckResult,
+  FrrCheckProblem,
+  ReloadFrrOptions,
+  FrrReloadResult,
+  FrrReloadStage,
+  FrrVniMismatch,
+  FrrStatus,
+  FrrBgpSession,
+  FrrEvpnVni,
+  FrrVrfVni,
+  FrrTarget,
+} from './runtime/index.js';

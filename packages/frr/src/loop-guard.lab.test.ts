@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { createTempNetns, startFrr, type FrrInstance, type TempNetns } from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FrrIntentInput } from './intent.js';
-import { reloadFrr } from './reload.js';
+import { reloadFrr } from './runtime/reload.js';
 import { renderFrrConfig } from './render.js';
 
 // The fabric loop guard with three real routers, one netns each:

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import { frrIntentArbitrary, propertyRunOptions } from '@fabrik/testkit/arbitraries';
+import { propertyRunOptions } from '@fabrik/testkit/arbitraries';
+import { validFrrIntentArbitrary as frrIntentArbitrary } from '../test/intent-arbitrary.js';
 import { describe, expect, it } from 'vitest';
-import { checkBgpdConfig } from './bgpd-check.js';
-import { checkFrrConfig } from './check.js';
+import { checkBgpdConfig } from './runtime/bgpd-check.js';
+import { checkFrrConfig } from './runtime/check.js';
 import { FRR_TEMPLATE_SETS, isFrrIntentError } from './intent.js';
 import { renderFrrConfig } from './render.js';
 

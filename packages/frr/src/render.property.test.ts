@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { frrIntentArbitrary, propertyRunOptions, shuffledIntent } from '@fabrik/testkit/arbitraries';
+import { propertyRunOptions, shuffledIntent } from '@fabrik/testkit/arbitraries';
+import { validFrrIntentArbitrary as frrIntentArbitrary } from '../test/intent-arbitrary.js';
 import { describe, expect, it } from 'vitest';
 import { FRR_TEMPLATE_SETS, isFrrIntentError, parseFrrIntent, type FrrIntentInput } from './intent.js';
 import { renderFrrConfig } from './render.js';

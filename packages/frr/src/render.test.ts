@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FrrIntentError, parseFrrIntent, type FrrIntentInput } from './intent.js';
-import { toFrrModel } from './model.js';
+import { toFrrModel } from './model/index.js';
 import { FrrTemplateError, frrPartialNames, renderFrrConfig } from './render.js';
 
 const intent: FrrIntentInput = {
@@ -103,6 +103,41 @@ describe('toFrrModel', () => {
     expect(() =>
       toFrrModel(parseFrrIntent({ ...intent, vrfs: [{ name: 'red', vni: 65536 }] }), { mode: 'netns' }),
     ).not.toThrow();
+  });
+  it('reports every problem of vrf-ibgp and the hostname at once', () => {
+    const input: FrrIntentInput = {
+      ...intent,
+      routerId: '0.0.3.234',
+      vrfs: [
+        { name: 'red', vni: 65536 },
+        { name: 'blue', vni: 1002, importVrfs: ['hbr'] },
+        { name: 'green', vni: 1003, importVrfs: ['red'], addressFamilies: ['ipv4', 'ipv6'] },
+      ],
+    };
+    let issues: readonly { path: string }[] = [];
+    try {
+      toFrrModel(parseFrrIntent(input), { mode: 'vrf-ibgp', hostname: 'bad host' });
+    } catch (e) {
+      issues = (e as FrrIntentError).issues;
+    }
+    expect(issues.map((i) => i.path)).toEqual([
+      'hostname',
+      'vrfs[0].vni',
+      'routerId',
+      'vrfs[1].importVrfs[0]',
+      'vrfs[2].addressFamilies',
+    ]);
+  });
+  it("leaves out an L2 route-target equal to FRR's automatic one, for 4-byte ASNs the low 2 bytes of the ASN", () => {
+    const model = (asn: number, routeTarget: string) =>
+      toFrrModel(
+        parseFrrIntent({ ...intent, asn, vrfs: [], layer2s: [{ vni: 2100, vlan: 100, routeTarget }] }),
+      ).l2RouteTargets;
+    expect(model(4_200_000_001, '59905:2100')).toEqual([]);
+    expect(model(65000, '65000:2100')).toEqual([]);
+    expect(model(4_200_000_001, '4200000001:2100')).toMatchObject([
+      { vni: 2100, routeTarget: '4200000001:2100' },
+    ]);
   });
   it('rejects an invalid hostname', () => {
     expect(() => renderFrrConfig(intent, { hostname: 'bad host' })).toThrow(

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { FabrikError, errorGuard } from '@fabrik/api';
 import Handlebars from 'handlebars';
 import { parseFrrIntent, type FrrIntentInput, type FrrTemplateSet } from './intent.js';
-import { toFrrModel, type FrrModel } from './model.js';
+import { toFrrModel, type FrrModel } from './model/index.js';
 
 /** The built-in templates: src/templates under tsx, dist/templates after the build copied them. */
 export const BUILTIN_TEMPLATES_DIR = fileURLToPath(new URL('./templates/', import.meta.url));

@@ -114,6 +114,15 @@ describe('fabrik-frr schema agrees with the validator', () => {
       vrfs: [{ name: 'red', vni: 1001, bgpPeers: [{ listenRange: '10.20.0.0/24', remoteAs: 'external' }] }],
     };
     expect(validate(full)).toBe(true);
+    // AS numbers are not strings (the property above): the reserved ones, checked one by one.
+    for (const asn of [0, 23456, 65535, 4_294_967_295]) {
+      expect({ asn, valid: validate({ ...base, asn }) }).toEqual({ asn, valid: false });
+      expect({ asn, valid: FrrIntentSchema.safeParse({ ...base, asn }).success }).toEqual({
+        asn,
+        valid: false,
+      });
+    }
+    expect(validate({ ...base, asn: 4_294_967_294 })).toBe(true);
     expect(schema.description).toContain('Rules between fields');
     expect(schema.description).toContain('no two with the same address or interface');
   });

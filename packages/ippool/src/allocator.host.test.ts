@@ -2,7 +2,7 @@
 // schema and CEL rules from deploy/crds): concurrency, rollback across pools, idempotence, GC.
 import { IpPool, type IpPoolSpec, type PodOwner } from '@fabrik/api';
 import { customObjects, isUnreachableError, loadKubeConfig, type CustomObjects } from '@fabrik/kube';
-import { startApiServer, type ApiServer } from '@fabrik/testkit';
+import { startKubeApiServer, type KubeApiServer } from '@fabrik/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAddress } from './address.js';
 import {
@@ -22,12 +22,12 @@ import {
 } from './errors.js';
 import { poolSpace } from './pool-space.js';
 
-let server: ApiServer;
+let server: KubeApiServer;
 let pools: CustomObjects<IpPool>;
 let client: IpPoolClient;
 
 beforeAll(async () => {
-  server = await startApiServer();
+  server = await startKubeApiServer();
   const { kc } = loadKubeConfig({ kubeconfig: server.kubeconfigPath });
   pools = customObjects(kc, IPPOOLS, IpPool);
   client = ipPoolClient(kc);

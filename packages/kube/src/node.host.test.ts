@@ -34,7 +34,7 @@ describe('patchNodeCondition', () => {
       type: 'FabrikNetnsReady',
       status: 'False',
       reason: 'Provisioning',
-      message: '',
+      // An empty message is not stored (omitempty): absent on the way back.
       lastHeartbeatTime: '2026-11-30T10:00:00Z',
       lastTransitionTime: '2026-11-30T10:00:00Z',
     });

@@ -27,8 +27,9 @@ export const NodeCondition = z.looseObject({
   status: z.enum(['True', 'False', 'Unknown']),
   reason: z.string().optional(),
   message: z.string().optional(),
-  lastHeartbeatTime: z.string().optional(),
-  lastTransitionTime: z.string().optional(),
+  // kube-apiserver serializes an unset time as null (a condition written without one).
+  lastHeartbeatTime: z.string().nullable().optional(),
+  lastTransitionTime: z.string().nullable().optional(),
 });
 export type NodeCondition = z.infer<typeof NodeCondition>;
 

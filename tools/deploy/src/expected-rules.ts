@@ -13,6 +13,8 @@
 //   - fabrik-ipam (@fabrik/ippool): get of an IPPool, update of its /status; made by the
 //     fabrik-ipam binary (fabrik-cni's token) and in-process by agent-host's CNI socket.
 
+import type { GrantedRule } from '@fabrik/testkit';
+
 /** A granted permission flattened to one verb on one resource; scope `*` is cluster-wide. */
 export type Grant = string;
 
@@ -60,17 +62,8 @@ export const EXPECTED_GRANTS: Record<string, Record<string, Grant[]>> = {
   },
 };
 
-/** Flattens granted rules (the test API server's `rulesFor`) into sorted grants. */
-export function flattenRules(
-  rules: readonly {
-    namespace: string | undefined;
-    apiGroups: string[];
-    resources: string[];
-    verbs: string[];
-    resourceNames: string[];
-    nonResourceURLs: string[];
-  }[],
-): Grant[] {
+/** Flattens the rules kube-apiserver grants (testkit's `rulesFor`) into sorted grants. */
+export function flattenRules(rules: readonly GrantedRule[]): Grant[] {
   const out = new Set<Grant>();
   for (const r of rules) {
     for (const g of r.apiGroups)

@@ -13,9 +13,9 @@ import { customObjects, isNotFoundError } from '@fabrik/kube';
 import { isCommandError, runCommand, startCommand } from '@fabrik/netcore';
 import {
   createTempNetns,
-  startApiServer,
+  startKubeApiServer,
   startOvs,
-  type ApiServer,
+  type KubeApiServer,
   type OvsInstance,
   type TempNetns,
 } from '@fabrik/testkit';
@@ -85,9 +85,9 @@ it('every image is tagged <version>-g<revision> and <version>, and reported with
 });
 
 describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni'), () => {
-  let api: ApiServer;
+  let api: KubeApiServer;
   beforeAll(async () => {
-    api = await startApiServer({ dir: join(dir, 'api') });
+    api = await startKubeApiServer({ dir: join(dir, 'api') });
   });
   afterAll(() => api?.destroy());
 
@@ -100,7 +100,7 @@ describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni')
     const sa = join(dir, 'sa');
     await mkdir(host);
     await mkdir(sa);
-    const token = api.createServiceAccountToken('fabrik-system', 'fabrik-cni');
+    const token = await api.createServiceAccountToken('fabrik-system', 'fabrik-cni');
     await writeFile(join(sa, 'token'), token);
     const kubeconfig = parse(await readFile(api.kubeconfigPath, 'utf8')) as {
       clusters: { cluster: { 'certificate-authority-data': string } }[];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { FrrIntentSchema, UnderlayNeighbor } from '../routing-intent/schema.js';
-import { Asn, InterfaceName, NetnsName, VrfName } from '../primitives.js';
+import { BgpAsn, FrrIntentSchema, UnderlayNeighbor } from '../routing-intent/schema.js';
+import { InterfaceName, NetnsName, VrfName } from '../primitives.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { AbsolutePath, IntentSource, ListenAddress, agentCommonFields } from './common.js';
 
@@ -15,7 +15,7 @@ export const AgentNetnsConfig = z
   .object({
     ...agentCommonFields,
     mode: z.enum(AGENT_NETNS_MODES).default('netns'),
-    asn: Asn,
+    asn: BgpAsn,
     routerId: z.ipv4(),
     vtepIp: z.ipv4(),
     hbrVrf: VrfName.default('hbr'),

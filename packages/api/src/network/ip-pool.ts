@@ -10,6 +10,15 @@ import { ipFamily, ipToBigInt, maxPrefixLength, networkContains, prefixLength } 
 // Antrea's IPPool (crd.antrea.io/v1beta1) field for field, so its users feel at home.
 
 /** Addresses to allocate from: a CIDR, or an inclusive start-end range. */
+/**
+ * CEL: the subnet `<gateway>/<prefixLength>` as a `cidr`. kube-apiserver estimates a rule's cost
+ * before it loads the CRD, and `string(int)` has no size bound in that estimate, so `gateway + '/' +
+ * string(prefixLength)` makes `cidr()` cost more than any budget: the suffix is looked up in a
+ * literal list of the 129 possible ones instead.
+ */
+const celSubnet = (gateway: string, length: string): string =>
+  `cidr(${gateway} + [${Array.from({ length: 129 }, (_, i) => `'/${i}'`).join(',')}][${length}])`;
+
 export const IpRange = withRules(
   z
     .object({
@@ -74,8 +83,8 @@ export const SubnetInfo = withRules(
         ipToBigInt(s.gateway) % (1n << BigInt(maxPrefixLength(s.gateway) - s.prefixLength)) !== 0n,
       cel: [
         "self.prefixLength >= (self.gateway.contains(':') ? 128 : 32) ||",
-        "cidr(self.gateway + '/' + string(self.prefixLength)).ip()",
-        "!= cidr(self.gateway + '/' + string(self.prefixLength)).masked().ip()",
+        // `!(a == b)`: kube-apiserver's cost estimate of `!=` on IP addresses has no bound.
+        `!(${celSubnet('self.gateway', 'self.prefixLength')}.masked().ip() == ip(self.gateway))`,
       ].join(' '),
     },
     {
@@ -86,6 +95,8 @@ export const SubnetInfo = withRules(
   ],
 );
 export type SubnetInfo = z.infer<typeof SubnetInfo>;
+
+const SUBNET = celSubnet('self.subnetInfo.gateway', 'self.subnetInfo.prefixLength');
 
 /** An IP pool: ranges of one address family inside one subnet. */
 export const IpPoolSpec = withRules(
@@ -114,10 +125,10 @@ export const IpPoolSpec = withRules(
       cel: [
         "(self.subnetInfo.gateway.contains(':') ? 128 : 32) < self.subnetInfo.prefixLength ||",
         'self.ipRanges.all(r, has(r.cidr)',
-        "? cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).masked().containsCIDR(r.cidr)",
+        `? ${SUBNET}.masked().containsCIDR(r.cidr)`,
         ": !has(r.start) || !has(r.end) || r.start.contains(':') != r.end.contains(':')",
-        "|| (cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).masked().containsIP(r.start)",
-        "&& cidr(self.subnetInfo.gateway + '/' + string(self.subnetInfo.prefixLength)).masked().containsIP(r.end)))",
+        `|| (${SUBNET}.masked().containsIP(r.start)`,
+        `&& ${SUBNET}.masked().containsIP(r.end)))`,
       ].join(' '),
     },
     {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Conditions, LabelSelector, objectMeta, objectNameOf } from '../kube/meta.js';
-import { withRules } from '../rules.js';
+import { celField, withRules } from '../rules.js';
 import { parseWith, type ParseOptions, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
 import { KubeIpAddress, KubeRouteTarget, NetworkCidr } from './fields.js';
@@ -211,7 +211,8 @@ export const VrfSpec = withRules(
       field: [list],
       holds: (s: { import?: VrfPrefixRule[]; export?: VrfPrefixRule[]; addressFamilies?: string[] }) =>
         allowsIpv6(s) || !(s[list] ?? []).some((r) => ipFamily(r.cidr) === 6),
-      cel: `!has(self.${list}) || self.${list}.all(r, !r.cidr.contains(':')) || ${CEL_ALLOWS_IPV6}`,
+      // `import` is a CEL keyword: kube-apiserver exposes such a field as `__import__`.
+      cel: `!has(self.${celField(list)}) || self.${celField(list)}.all(r, !r.cidr.contains(':')) || ${CEL_ALLOWS_IPV6}`,
     })),
     {
       message: NEEDS_IPV6,

@@ -175,7 +175,7 @@ describe('rules between new fields', () => {
       'underlay.neighbors[1].localAs.asn: must differ from remoteAs',
       'underlay.neighbors[1].localAs.replaceAs: needs noPrepend: true (FRR: local-as N no-prepend replace-as)',
       'vrfs[0].routeTargets: give routeTarget or routeTargets, not both',
-      'vrfs[0].export.items[0].action: a rejected route cannot be modified (remove the community changes or accept)',
+      'vrfs[0].export.items[0].action: a rejected route cannot be modified (remove the changes or accept)',
       'vrfs[0].aggregates[0]: an IPv6 prefix needs ipv6 in vrfs[0].addressFamilies',
       'vrfs[0].staticRoutes[0].nexthop: must be an IPv4 address like the prefix',
       'vrfs[0].staticRoutes[1].nexthop: give exactly one of nexthop (with optional nextHopVrf), nextHopVrf, or blackhole: true',

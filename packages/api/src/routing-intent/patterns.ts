@@ -178,8 +178,17 @@ export const WELL_KNOWN_COMMUNITIES = [
   'accept-own',
 ] as const;
 
-/** A standard BGP community: `AA:NN` (two 16-bit numbers) or a well-known name. */
-export const COMMUNITY = `(?:${UINT16}:${UINT16}|${WELL_KNOWN_COMMUNITIES.join('|')})`;
+/**
+ * A standard BGP community: `AA:NN` (two 16-bit numbers) or a well-known name. `0:0` and
+ * `65535:NN` are RFC 1997's reserved well-known range: FRR prints the values it has a name for
+ * by that name (`0:0` as `internet`, `65535:65281` as `no-export`, `65535:6` as `llgr-stale`), so a
+ * number there would differ from the running configuration after every reload, and `65535:65535`
+ * (0xFFFFFFFF) has no community-list sequence number after it. They are refused: write the name.
+ */
+export const COMMUNITY = `(?:0:${decimalRange(1, 0xffff)}|${decimalRange(1, 0xfffe)}:${UINT16}|${WELL_KNOWN_COMMUNITIES.join('|')})`;
+
+/** A large BGP community (RFC 8092): `GLOBAL:LOCAL1:LOCAL2`, three 32-bit numbers. */
+export const LARGE_COMMUNITY = `${UINT32}:${UINT32}:${UINT32}`;
 
 /** Anchors a pattern for zod's `.regex()` and JSON Schema's `pattern`. */
 export const whole = (pattern: string): RegExp => new RegExp(`^(?:${pattern})$`);

@@ -162,6 +162,16 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
       if (families.includes('ipv4') && !vrf.addressFamilies.includes('ipv4'))
         issue([...where, 'addressFamilies'], `IPv4 needs ipv4 in ${pathText([...path, 'addressFamilies'])}`);
       checkSession(p, where);
+      if (p.maxPrefixes === undefined && (p.maxPrefixesWarningOnly || p.maxPrefixesRestart !== undefined))
+        issue(
+          [...where, p.maxPrefixesWarningOnly ? 'maxPrefixesWarningOnly' : 'maxPrefixesRestart'],
+          'needs maxPrefixes',
+        );
+      if (p.maxPrefixesWarningOnly && p.maxPrefixesRestart !== undefined)
+        issue(
+          [...where, 'maxPrefixesRestart'],
+          'not together with maxPrefixesWarningOnly (a warning never closes the session)',
+        );
       if (p.import) checkFilter(p.import, [...where, 'import'], needsIpv6);
       if (p.export) checkFilter(p.export, [...where, 'export'], needsIpv6);
     });
@@ -210,12 +220,22 @@ export function checkReferences(intent: FrrIntent, ctx: z.RefinementCtx): void {
         needsIpv6(item.prefix.cidr, [...where, 'prefix', 'cidr']);
       }
       const modifies =
-        item.addCommunities.length > 0 || item.removeCommunities.length > 0 || item.removeAllCommunities;
+        item.addCommunities.length > 0 ||
+        item.removeCommunities.length > 0 ||
+        item.removeAllCommunities ||
+        item.addLargeCommunities.length > 0 ||
+        item.setLocalPreference !== undefined ||
+        item.setMed !== undefined ||
+        item.prependAsPath !== undefined ||
+        item.setNextHop !== undefined;
       if (item.action === 'reject' && modifies)
-        issue(
-          [...where, 'action'],
-          'a rejected route cannot be modified (remove the community changes or accept)',
-        );
+        issue([...where, 'action'], 'a rejected route cannot be modified (remove the changes or accept)');
+      if (
+        item.setNextHop !== undefined &&
+        item.prefix &&
+        familyOf(item.prefix.cidr) !== familyOf(item.setNextHop)
+      )
+        issue([...where, 'setNextHop'], 'must be of the family of prefix.cidr');
       if (item.removeAllCommunities && item.addCommunities.length > 0)
         issue(
           [...where, 'removeAllCommunities'],

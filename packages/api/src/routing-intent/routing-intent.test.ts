@@ -46,6 +46,107 @@ describe('parseFrrIntent', () => {
     ).toEqual(['vrfs[0].export[0].ge: must be greater than the prefix length 8']);
   });
 
+  it('rejects the AS numbers BGP reserves wherever an AS number goes, naming the field', () => {
+    expect(
+      issuesOf({
+        ...base,
+        asn: 65535,
+        underlay: {
+          neighbors: [
+            { address: '192.0.2.1', remoteAs: 23456 },
+            { address: '192.0.2.2', remoteAs: 4_294_967_295 },
+            { address: '192.0.2.3', remoteAs: 'external', localAs: { asn: 0 } },
+          ],
+        },
+      }),
+    ).toEqual([
+      'asn: must not be 23456 (AS_TRANS, RFC 6793) or 65535 (reserved, RFC 7300)',
+      'underlay.neighbors[0].remoteAs: must not be 23456 (AS_TRANS, RFC 6793) or 65535 (reserved, RFC 7300)',
+      'underlay.neighbors[1].remoteAs: must be an AS number up to 4294967294 (4294967295 is reserved, RFC 7300)',
+      'underlay.neighbors[2].localAs.asn: must be an AS number from 1 (0 is reserved, RFC 7607)',
+    ]);
+    expect(() => parseFrrIntent({ ...base, asn: 4_294_967_294 })).not.toThrow();
+  });
+
+  it('rejects communities of the reserved well-known range (FRR prints them by name), naming the field', () => {
+    const filter = (community: string) => ({ items: [{ community }] });
+    const issues = issuesOf({
+      ...base,
+      fabricLoopGuard: { community: '65535:65535' },
+      vrfs: [
+        {
+          name: 'a',
+          vni: 1,
+          export: filter('0:0'),
+          bgpPeers: [
+            {
+              address: '10.0.0.2',
+              remoteAs: 65001,
+              import: { items: [{ addCommunities: ['65535:65281'] }] },
+            },
+          ],
+        },
+      ],
+    });
+    expect(issues).toEqual([
+      expect.stringMatching(/^fabricLoopGuard\.community: must be AA:NN \(AA 0-65534/),
+      expect.stringMatching(/^vrfs\[0\]\.export\.items\[0\]\.community: must be AA:NN/),
+      expect.stringMatching(
+        /^vrfs\[0\]\.bgpPeers\[0\]\.import\.items\[0\]\.addCommunities\[0\]: must be AA:NN/,
+      ),
+    ]);
+    expect(() =>
+      parseFrrIntent({
+        ...base,
+        fabricLoopGuard: { community: '0:1' },
+        vrfs: [{ name: 'a', vni: 1, export: filter('65534:65535') }],
+      }),
+    ).not.toThrow();
+  });
+
+  it('checks the set actions of filter items, every problem with its field', () => {
+    const items = [
+      { prefix: { cidr: '10.1.0.0/16' }, action: 'reject', setLocalPreference: 50 },
+      { prefix: { cidr: '10.2.0.0/16' }, setNextHop: 'fd00::1' },
+      { addLargeCommunities: ['1:2'], prependAsPath: [65535], setMed: -1 },
+    ];
+    expect(issuesOf({ ...base, vrfs: [{ name: 'a', vni: 1, export: { items } }] })).toEqual([
+      'vrfs[0].export.items[2].addLargeCommunities[0]: must be A:B:C, three numbers 0-4294967295',
+      expect.stringMatching(/^vrfs\[0\]\.export\.items\[2\]\.setMed: /),
+      'vrfs[0].export.items[2].prependAsPath[0]: must not be 23456 (AS_TRANS, RFC 6793) or 65535 (reserved, RFC 7300)',
+      'vrfs[0].export.items[0].action: a rejected route cannot be modified (remove the changes or accept)',
+      'vrfs[0].export.items[1].setNextHop: must be of the family of prefix.cidr',
+    ]);
+  });
+
+  it('refuses maxPrefixes options without maxPrefixes or both at once', () => {
+    const peer = { address: '10.0.0.2', remoteAs: 65001 };
+    expect(
+      issuesOf({
+        ...base,
+        vrfs: [
+          {
+            name: 'a',
+            vni: 1,
+            bgpPeers: [
+              { ...peer, maxPrefixesRestart: 5 },
+              {
+                ...peer,
+                address: '10.0.0.3',
+                maxPrefixes: 10,
+                maxPrefixesRestart: 5,
+                maxPrefixesWarningOnly: true,
+              },
+            ],
+          },
+        ],
+      }),
+    ).toEqual([
+      'vrfs[0].bgpPeers[0].maxPrefixesRestart: needs maxPrefixes',
+      'vrfs[0].bgpPeers[1].maxPrefixesRestart: not together with maxPrefixesWarningOnly (a warning never closes the session)',
+    ]);
+  });
+
   it('rejects CIDRs with host bits, VNIs and VLANs out of range', () => {
     const issues = issuesOf({
       ...base,
@@ -166,6 +267,8 @@ describe('frrIntentJsonSchema', () => {
       'fabricLoopGuard',
       'underlay',
       'bfdProfiles',
+      'gracefulRestart',
+      'gracefulShutdown',
       'vrfs',
       'layer2s',
     ]);

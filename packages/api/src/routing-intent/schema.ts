@@ -1,7 +1,15 @@
 import { z } from 'zod';
-import { Asn, VlanId, Vni } from '../primitives.js';
+import { VlanId, Vni } from '../primitives.js';
 import { checkReferences } from './references.js';
-import { COMMUNITY, IPV4_ADDRESS, IPV6_ADDRESS, ROUTE_TARGET, networkRegExp, whole } from './patterns.js';
+import {
+  COMMUNITY,
+  IPV4_ADDRESS,
+  IPV6_ADDRESS,
+  LARGE_COMMUNITY,
+  ROUTE_TARGET,
+  networkRegExp,
+  whole,
+} from './patterns.js';
 
 // The routing intent: what pipelines and the agents hand to the renderer. Field names are a
 // contract (see @fabrik/frr's README, "Intent reference"); add fields, never rename them.
@@ -91,15 +99,45 @@ export const RouteTargets = z
 /** A standard BGP community: `AA:NN` or a well-known name (`no-export`, ...). */
 export const Community = z
   .string()
-  .regex(whole(COMMUNITY), 'must be AA:NN (two numbers 0-65535) or a well-known community name')
+  .regex(
+    whole(COMMUNITY),
+    'must be AA:NN (AA 0-65534, NN 0-65535; not 0:0) or a well-known community name: 0:0 and 65535:NN are the reserved well-known range (RFC 1997), write internet, no-export, ... instead',
+  )
   // The longest text the pattern takes (graceful-shutdown), for the API server as above.
   .meta({ maxLength: 17 })
   .describe(
-    'standard community AA:NN or internet, local-AS, no-advertise, no-export, no-peer, blackhole, graceful-shutdown, accept-own',
+    'standard community AA:NN (AA 0-65534, not 0:0) or internet, local-AS, no-advertise, no-export, no-peer, blackhole, graceful-shutdown, accept-own',
   );
 
+/**
+ * AS numbers inside 1..4294967295 that BGP reserves, which bgpd takes with only a warning
+ * ("Reserved AS used"): 23456 (AS_TRANS, RFC 6793) and 65535 (RFC 7300); 0 and 4294967295
+ * (RFC 7300) are outside the range.
+ */
+const RESERVED_ASNS: readonly number[] = [23456, 65535];
+
+/** An AS number BGP may use: 1-4294967294, not 23456 or 65535. */
+export const BgpAsn = z
+  .number()
+  .int()
+  .min(1, 'must be an AS number from 1 (0 is reserved, RFC 7607)')
+  .max(4_294_967_294, 'must be an AS number up to 4294967294 (4294967295 is reserved, RFC 7300)')
+  .refine((asn) => !RESERVED_ASNS.includes(asn), {
+    message: 'must not be 23456 (AS_TRANS, RFC 6793) or 65535 (reserved, RFC 7300)',
+  })
+  // The refinement as JSON Schema, so the published schema refuses the same numbers.
+  .meta({ not: { enum: [...RESERVED_ASNS] } });
+
+/** A large community (RFC 8092): `GLOBAL:LOCAL1:LOCAL2`. */
+export const LargeCommunity = z
+  .string()
+  .regex(whole(LARGE_COMMUNITY), 'must be A:B:C, three numbers 0-4294967295')
+  // The longest text the pattern takes, for the API server as above.
+  .meta({ maxLength: 32 })
+  .describe('large community A:B:C (three numbers 0-4294967295)');
+
 export const RemoteAs = z
-  .union([z.literal('internal'), z.literal('external'), Asn])
+  .union([z.literal('internal'), z.literal('external'), BgpAsn])
   .describe('internal, external or an AS number');
 
 export const BgpTimers = z
@@ -151,7 +189,7 @@ export const AllowAsIn = z
 
 export const LocalAs = z
   .object({
-    asn: Asn.describe('the AS number shown to this neighbor'),
+    asn: BgpAsn.describe('the AS number shown to this neighbor'),
     noPrepend: z.boolean().default(false).describe('do not prepend the local AS to received routes'),
     replaceAs: z
       .boolean()
@@ -242,9 +280,38 @@ export const FilterItem = z
     additive: z.boolean().default(true).describe("add to the route's communities instead of replacing them"),
     removeCommunities: z.array(Community).default([]).describe('communities to remove'),
     removeAllCommunities: z.boolean().default(false).describe('remove every community'),
+    addLargeCommunities: z
+      .array(LargeCommunity)
+      .default([])
+      .describe('large communities to set on a matching route (additive as for addCommunities)'),
+    setLocalPreference: z
+      .number()
+      .int()
+      .min(0)
+      .max(4_294_967_295)
+      .optional()
+      .describe('LOCAL_PREF of a matching route (higher wins; iBGP and within this node)'),
+    setMed: z
+      .number()
+      .int()
+      .min(0)
+      .max(4_294_967_295)
+      .optional()
+      .describe('MED (metric) of a matching route (lower wins)'),
+    prependAsPath: z
+      .array(BgpAsn)
+      .min(1)
+      .max(10)
+      .optional()
+      .describe('AS numbers put in front of the AS path, in this order (longer paths lose)'),
+    setNextHop: IpAddress.optional().describe(
+      'next hop of a matching route: an IPv4 address for IPv4 routes, a global IPv6 address for IPv6 routes',
+    ),
   })
   .strict()
-  .describe('one filter item: matches prefix and/or community (nothing: every route)');
+  .describe(
+    'one filter item: matches prefix and/or community (nothing: every route); an accepted route can be changed (communities, LOCAL_PREF, MED, AS path, next hop)',
+  );
 
 export const Filter = z
   .object({
@@ -278,6 +345,17 @@ export const BgpPeer = z
     listenRange: Network.optional().describe('accept sessions from any address of this network'),
     ...sessionFields,
     maxPrefixes: z.number().int().min(1).max(4_294_967_295).optional().describe('per address family'),
+    maxPrefixesWarningOnly: z
+      .boolean()
+      .default(false)
+      .describe('over maxPrefixes: only log a warning (default: close the session)'),
+    maxPrefixesRestart: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe('over maxPrefixes: open the session again after this many minutes'),
     addressFamilies: z
       .array(UnicastAddressFamily)
       .min(1)
@@ -367,6 +445,32 @@ export const FabricLoopGuard = z
     'routes learnt from the underlay are tagged with community on the way in and never sent back to the underlay (IPv4, IPv6, EVPN) nor advertised from a VRF',
   );
 
+export const GracefulRestart = z
+  .object({
+    preserveForwardingState: z
+      .boolean()
+      .default(false)
+      .describe('tell peers that forwarding survives a BGP restart (the routes stay in the kernel)'),
+    restartTime: z
+      .number()
+      .int()
+      .min(1)
+      .max(4095)
+      .optional()
+      .describe('seconds peers wait for this node to come back (default 120)'),
+    stalepathTime: z
+      .number()
+      .int()
+      .min(1)
+      .max(4095)
+      .optional()
+      .describe("seconds this node keeps a restarting peer's routes (default 360)"),
+  })
+  .strict()
+  .describe(
+    'BGP graceful restart (RFC 4724) in every BGP instance: peers keep the routes while bgpd restarts',
+  );
+
 export const FRR_TEMPLATE_SETS = ['netns', 'vrf-ibgp'] as const;
 export type FrrTemplateSet = (typeof FRR_TEMPLATE_SETS)[number];
 
@@ -380,10 +484,11 @@ export const CROSS_FIELD_RULES = [
   'importVrfs, layer2s[].vrf and nextHopVrf name a VRF of vrfs or hbrVrf; importVrfs without duplicates and not the VRF itself',
   'IPv6 prefixes, rules and peers of a VRF need ipv6 in its addressFamilies',
   'staticRoutes[]: exactly one of nexthop, nextHopVrf alone, or blackhole; nexthop of the prefix family',
-  'filter items: reject without community changes; removeAllCommunities not with addCommunities',
+  'filter items: reject without changes to the route; removeAllCommunities not with addCommunities; setNextHop of the family of prefix, when both are given',
   'bfd.profile names one of bfdProfiles; bfdProfiles names unique',
   'localAs only on eBGP sessions; localAs.asn differs from asn and remoteAs; localAs.replaceAs needs noPrepend',
   'ebgpMultihop not on an unnumbered (interface) neighbor',
+  'maxPrefixesWarningOnly and maxPrefixesRestart need maxPrefixes, and not both',
 ] as const;
 
 /** The intent's fields; {@link FrrIntentSchema} adds the rules between them. */
@@ -393,7 +498,7 @@ const FrrIntentFields = z
       .enum(FRR_TEMPLATE_SETS)
       .default('netns')
       .describe('template set: netns (import vrf) or vrf-ibgp (a veth pair and iBGP per VRF)'),
-    asn: Asn.describe("the node's AS number (1-4294967295)"),
+    asn: BgpAsn.describe("the node's AS number (1-4294967294, not 23456 or 65535)"),
     routerId: Ipv4Address,
     vtepIp: Ipv4Address.describe('announced into the underlay as /32'),
     hbrVrf: FrrVrfName.default('hbr').describe('the VRF that L2 networks join when they name none'),
@@ -410,6 +515,13 @@ const FrrIntentFields = z
       .default({ neighbors: [], multipathRelax: false })
       .describe('the fabric: sessions to leaves, spines or route reflectors'),
     bfdProfiles: z.array(BfdProfile).default([]).describe("BFD profiles rendered into bfdd's configuration"),
+    gracefulRestart: GracefulRestart.optional(),
+    gracefulShutdown: z
+      .boolean()
+      .default(false)
+      .describe(
+        'drain the node before maintenance: every BGP instance sends its routes with the GRACEFUL_SHUTDOWN community (peers lower their LOCAL_PREF to 0) and sets LOCAL_PREF 0 on what it receives',
+      ),
     vrfs: z.array(VrfIntent).default([]).describe('L3 VRFs with their L3 VNI'),
     layer2s: z.array(Layer2Intent).default([]).describe('L2 networks (L2 VNIs)'),
   })

@@ -1,7 +1,7 @@
 // A second process for reload.host.test.ts (an operator's tool, say): takes the reload lock of
 // pathspace PATHSPACE with withFrrReloadLock, prints "locked", and holds it until its standard
 // input closes or it is killed.
-import { withFrrReloadLock } from '../reload.js';
+import { withFrrReloadLock } from '../runtime/pathspace-files.js';
 
 const [pathspace = ''] = process.argv.slice(2);
 await withFrrReloadLock({ pathspace }, async () => {

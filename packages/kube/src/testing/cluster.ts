@@ -1,7 +1,7 @@
-// Test-only: a test API server (@fabrik/testkit) with a small custom resource of its own, so the
+// Test-only: the real kube-apiserver (@fabrik/testkit) with a small custom resource of its own, so the
 // tests of this generic package do not depend on fabrik's CRDs, and a Node whose kubelet is Ready.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer, type ApiServer, type StartApiServerOptions } from '@fabrik/testkit';
+import { startKubeApiServer, type KubeApiServer, type StartKubeApiServerOptions } from '@fabrik/testkit';
 import { z } from 'zod';
 import { loadKubeConfig } from '../config.js';
 import { customObjects, type CustomObjects } from '../custom-objects.js';
@@ -69,7 +69,7 @@ export const KUBELET_READY = {
 };
 
 export interface TestCluster {
-  readonly server: ApiServer;
+  readonly server: KubeApiServer;
   readonly kc: KubeConfig;
   readonly widgets: CustomObjects<Widget>;
   /** Widgets as the server has them, for objects `Widget` refuses. */
@@ -77,8 +77,8 @@ export interface TestCluster {
   readonly nodes: CustomObjects<NodeObject>;
 }
 
-export async function startTestCluster(options: StartApiServerOptions = {}): Promise<TestCluster> {
-  const server = await startApiServer({ crdDirs: [], ...options });
+export async function startTestCluster(options: StartKubeApiServerOptions = {}): Promise<TestCluster> {
+  const server = await startKubeApiServer({ crdDirs: [], ...options });
   const { kc } = loadKubeConfig({ kubeconfig: server.kubeconfigPath });
   const crds = customObjects(
     kc,
@@ -86,6 +86,13 @@ export async function startTestCluster(options: StartApiServerOptions = {}): Pro
     z.looseObject({ metadata: ObjectMeta }),
   );
   await crds.create(WIDGET_CRD);
+  // The real server serves a CRD's objects only once it is Established (a moment after create).
+  await server.kubectl(
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    `crd/${WIDGET_CRD.metadata.name}`,
+  );
   const nodes = customObjects(kc, NODES, NodeObject);
   return {
     server,
@@ -96,16 +103,21 @@ export async function startTestCluster(options: StartApiServerOptions = {}): Pro
   };
 }
 
-/** Creates a Node and gives it the kubelet's Ready condition through the status subresource. */
+/**
+ * Creates a Node and gives it the kubelet's Ready condition through the status subresource. The
+ * admission's `node.kubernetes.io/not-ready` taint of a new Node is removed, as the node lifecycle
+ * controller (which the test control plane does not run) does once the Node is Ready.
+ */
 export async function createNode(
   cluster: TestCluster,
   name: string,
   labels: Record<string, string> = {},
 ): Promise<NodeObject> {
   await cluster.nodes.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels } });
-  return cluster.nodes.patchStatus(name, {
+  await cluster.nodes.patchStatus(name, {
     status: { conditions: [{ ...KUBELET_READY, lastHeartbeatTime: formatKubeTime(new Date()) }] },
   });
+  return cluster.nodes.patch(name, { spec: { taints: null } });
 }
 
 /** A Widget as the server takes it (any color: `parse` is stricter). */
