@@ -95,7 +95,8 @@ beforeAll(async () => {
       ovsBridges: [
         {
           bridgeName: 'br-sec',
-          physicalInterfaces: [{ name: 'eth1', allowedVLANs: [100, '200-202'] }],
+          // Not the Layer2Networks' VLANs: the trunk is on this bridge (a loop otherwise).
+          physicalInterfaces: [{ name: 'eth1', allowedVLANs: [500, '600-602'] }],
           enableMulticastSnooping: true,
         },
         { bridgeName: 'br-two', physicalInterfaces: ['eth2'] },
@@ -119,7 +120,7 @@ describe('agent-host with a file source', () => {
     expect(await get('Bridge', 'br-sec', 'datapath_type')).toBe('netdev');
     expect(await get('Bridge', 'br-sec', 'mcast_snooping_enable')).toBe('true');
     expect(await get('Bridge', 'br-sec', 'external_ids:fabrik-owner')).toBe('agent-host');
-    expect(await get('Port', 'eth1', 'trunks')).toBe('[100, 200, 201, 202]');
+    expect(await get('Port', 'eth1', 'trunks')).toBe('[500, 600, 601, 602]');
     expect(await get('Port', 'eth2', 'trunks')).toBe('[]');
     expect(await get('Bridge', 'br-two', 'mcast_snooping_enable')).toBe('false');
     expect(await get('Port', 'trh', 'trunks')).toBe('[]');
@@ -136,6 +137,18 @@ describe('agent-host with a file source', () => {
       expect.objectContaining({ type: 'FabrikHostReady', status: 'True', reason: 'ObjectsSkipped' }),
     ]);
     expect(await get('Bridge', 'br-foreign', 'external_ids')).toBe('{}');
+  });
+
+  it('gives tr.<vid> no address: the host is not reachable from the tenant network', async () => {
+    // Long enough for the kernel to have added an IPv6 link-local address, had it been allowed to.
+    await new Promise((r) => setTimeout(r, 1000));
+    const [dev] = JSON.parse(await sb.node.ip('-j', 'addr', 'show', 'dev', 'tr.100')) as [
+      { addr_info: unknown[] },
+    ];
+    expect(dev.addr_info).toEqual([]);
+    expect((await sb.node.exec('cat', ['/proc/sys/net/ipv6/conf/tr.100/addr_gen_mode'])).stdout.trim()).toBe(
+      '1',
+    );
   });
 
   it('carries traffic from tr.100 on the host through the trunk to VLAN 100 on the HBR side', async () => {
@@ -180,7 +193,7 @@ describe('agent-host with a file source', () => {
     ]);
     await until(
       'the trunks repaired',
-      async () => (await get('Port', 'eth1', 'trunks')) === '[100, 200, 201, 202]',
+      async () => (await get('Port', 'eth1', 'trunks')) === '[500, 600, 601, 602]',
     );
   });
 
@@ -189,7 +202,7 @@ describe('agent-host with a file source', () => {
     await sb.vsctl('set', 'port', 'eth1', 'trunks=999');
     await until(
       'the trunks repaired',
-      async () => (await get('Port', 'eth1', 'trunks')) === '[100, 200, 201, 202]',
+      async () => (await get('Port', 'eth1', 'trunks')) === '[500, 600, 601, 602]',
     );
     await sb.vsctl('del-port', 'tr.100');
     await until('tr.100 back', async () => (await get('Port', 'tr.100', 'tag')) === '100');

@@ -7,6 +7,7 @@ import {
   createFileSource,
   createLogger,
   formatIntentDocuments,
+  intentDocumentsOf,
   runAgentCli,
   type IntentSnapshot,
   type IntentSource,
@@ -135,7 +136,8 @@ void runAgentCli(
               const relayed = relayedIntent(snapshot, relayPasswordDir(config.relay.intentFile));
               const text = formatIntentDocuments(relayed.objects);
               const current = await readFile(config.relay.intentFile, 'utf8').catch(() => undefined);
-              if (text !== current) changes.push(`# relay: write ${config.relay.intentFile}`);
+              if (text !== intentDocumentsOf(current))
+                changes.push(`# relay: write ${config.relay.intentFile}`);
             }
             for (const line of [...changes, ...notes.map((n) => `# note: ${n}`)]) out(`${line}\n`);
             return changes.length > 0 ? EXIT.changes : EXIT.ok;

@@ -34,9 +34,10 @@ describe('desiredHost', () => {
           ovsBridges: [
             {
               bridgeName: 'br-sec',
-              physicalInterfaces: [{ name: 'eth1', allowedVLANs: [300, '100-102'] }, 'eth2'],
+              physicalInterfaces: [{ name: 'eth1', allowedVLANs: [300, '100-102'] }],
               enableMulticastSnooping: true,
             },
+            { bridgeName: 'br-two', physicalInterfaces: ['eth2'] },
           ],
         },
       }),
@@ -50,10 +51,14 @@ describe('desiredHost', () => {
           datapathType: 'netdev',
           mcastSnooping: true,
           otherConfig: { hwaddr: null },
-          ports: [
-            { name: 'eth1', type: 'system', tag: null, trunks: [100, 101, 102, 300], vlanMode: null },
-            { name: 'eth2', type: 'system', tag: null, trunks: [], vlanMode: null },
-          ],
+          ports: [{ name: 'eth1', type: 'system', tag: null, trunks: [100, 101, 102, 300], vlanMode: null }],
+        },
+        {
+          name: 'br-two',
+          datapathType: 'netdev',
+          mcastSnooping: false,
+          otherConfig: { hwaddr: null },
+          ports: [{ name: 'eth2', type: 'system', tag: null, trunks: [], vlanMode: null }],
         },
       ],
     });
@@ -64,11 +69,16 @@ describe('desiredHost', () => {
     const d = desiredHost({
       ...none,
       config: config({
-        secondaryNetwork: { ovsBridges: [{ bridgeName: 'br-sec', physicalInterfaces: ['eth1'] }] },
+        secondaryNetwork: {
+          ovsBridges: [
+            { bridgeName: 'br-sec', physicalInterfaces: [{ name: 'eth1', allowedVLANs: ['300-399'] }] },
+          ],
+        },
         trunk: { hostInterface: 'tr-host', attach: 'ovs', bridge: 'br-sec' },
       }),
       layer2Networks: [l2('web', 200, 1400), l2('db', 100)],
     });
+    expect(d.objectErrors).toEqual([]);
     expect(d.ovs.bridges[0]!.ports.map((p) => [p.name, p.type, p.tag, p.mtuRequest])).toEqual([
       ['eth1', 'system', null, undefined],
       ['tr-host', 'system', null, undefined],
@@ -90,7 +100,16 @@ describe('desiredHost', () => {
       layer2Networks: [l2('web', 200), l2('jumbo', 300, 9000)],
     });
     expect(d.kernelVlans).toEqual([
-      { kind: 'vlan', name: 'tr.200', parent: 'tr-host', id: 200, mtu: 1500, up: true, alias: 'web' },
+      {
+        kind: 'vlan',
+        name: 'tr.200',
+        parent: 'tr-host',
+        id: 200,
+        mtu: 1500,
+        up: true,
+        alias: 'web',
+        sysctls: { addrGenMode: 'none' },
+      },
     ]);
     expect(d.objectErrors).toEqual([
       {
@@ -105,7 +124,12 @@ describe('desiredHost', () => {
 
   it("gives a single-NIC bridge the NIC's MAC, drops a NIC being moved back and NICs held back", () => {
     const cfg = config({
-      secondaryNetwork: { ovsBridges: [{ bridgeName: 'br-ex', physicalInterfaces: ['eth0', 'eth3'] }] },
+      secondaryNetwork: {
+        ovsBridges: [
+          { bridgeName: 'br-ex', physicalInterfaces: ['eth0'] },
+          { bridgeName: 'br-3', physicalInterfaces: ['eth3'] },
+        ],
+      },
     });
     const attached = desiredHost({
       ...none,
@@ -116,7 +140,7 @@ describe('desiredHost', () => {
       ]),
     });
     expect(attached.ovs.bridges[0]).toMatchObject({ otherConfig: { hwaddr: '52:54:00:12:34:56' } });
-    expect(attached.ovs.bridges[0]!.ports.map((p) => p.name)).toEqual(['eth0', 'eth3']);
+    expect(attached.ovs.bridges.map((b) => b.ports.map((p) => p.name))).toEqual([['eth0'], ['eth3']]);
     const back = desiredHost({
       ...none,
       config: cfg,
@@ -127,6 +151,36 @@ describe('desiredHost', () => {
       ]),
     });
     expect(back.ovs.bridges[0]).toMatchObject({ otherConfig: { hwaddr: null }, ports: [] });
+    expect(back.ovs.bridges[1]).toMatchObject({ ports: [] });
+  });
+
+  it("refuses a Layer2Network whose VLAN an uplink of the trunk's bridge carries, naming both; carryLayer2Networks allows it", () => {
+    const input = (uplink: Record<string, unknown>) => ({
+      ...none,
+      config: config({
+        secondaryNetwork: { ovsBridges: [{ bridgeName: 'br-sec', physicalInterfaces: [uplink] }] },
+        trunk: { hostInterface: 'tr-host', attach: 'ovs', bridge: 'br-sec' },
+      }),
+      layer2Networks: [l2('web', 150), l2('db', 300)],
+    });
+    const d = desiredHost(input({ name: 'eth1', allowedVLANs: ['100-299'] }));
+    expect(d.objectErrors).toEqual([
+      {
+        kind: 'Layer2Network',
+        name: 'web',
+        field: 'spec.vlan',
+        message: expect.stringMatching(
+          /^VLAN 150 is also carried by uplink eth1 of bridge br-sec, which carries the trunk tr-host: .*loop/,
+        ),
+      },
+    ]);
+    // The uplink still trunks 100-299; the bridge has no port for VLAN 150 towards the trunk.
+    expect(d.ovs.bridges[0]!.ports.map((p) => p.name)).toEqual(['eth1', 'tr-host', 'tr.300']);
+    expect(d.trunkVlans.map((v) => v.network)).toEqual(['db']);
+
+    const asked = desiredHost(input({ name: 'eth1', allowedVLANs: ['100-299'], carryLayer2Networks: true }));
+    expect(asked.objectErrors).toEqual([]);
+    expect(asked.trunkVlans.map((v) => v.network)).toEqual(['web', 'db']);
   });
 
   it('expands VLAN lists', () => {

@@ -1,5 +1,7 @@
 import {
+  carriesLayer2Networks,
   physicalInterfaceName,
+  physicalInterfaceVlans,
   type AgentHostConfig,
   type Layer2Network,
   type ObjectError,
@@ -10,6 +12,11 @@ import type { OvsDesiredBridge, OvsDesiredPort, OvsDesiredState } from '@fabrik/
 
 // config + this node's Layer2Networks + the single-NIC migrations -> what agent-host wants (pure):
 // the OVS bridges with their uplinks, and the host side of the trunk (`tr.<vid>` per network).
+// No loops: the trunk joins each Layer2Network's VLAN to its EVPN network on every node, so a
+// physical uplink of the trunk's bridge that also carried that VLAN would bridge the physical
+// network to itself through EVPN. Such a Layer2Network is refused on the node, naming the uplink,
+// unless the uplink says carryLayer2Networks (the config refuses an uplink there that trunks every
+// VLAN, and a second uplink on any bridge).
 
 /** Marks every OVS row (external_ids:fabrik-owner) and every link (ifalias fabrik:agent-host:...) agent-host creates. */
 export const OWNER = 'agent-host';
@@ -44,7 +51,7 @@ export interface HostDesired {
   readonly trunkVlans: readonly TrunkVlan[];
   /** OVS internal ports that must be up for traffic (`tr.<vid>` with `attach: ovs`). */
   readonly internalPortsUp: readonly string[];
-  /** Layer2Networks this agent cannot serve (an MTU the trunk cannot carry). */
+  /** Layer2Networks this agent cannot serve (an MTU the trunk cannot carry, a VLAN an uplink of the trunk's bridge carries). */
   readonly objectErrors: readonly ObjectError[];
 }
 
@@ -74,14 +81,31 @@ export function expandVlans(entries: readonly (number | string)[]): number[] {
 }
 
 function uplinkPort(entry: PhysicalInterface): OvsDesiredPort {
+  const vlans = physicalInterfaceVlans(entry);
   return {
     name: physicalInterfaceName(entry),
     type: 'system',
     tag: null,
     // Without allowedVLANs the uplink trunks every VLAN.
-    trunks: typeof entry === 'string' ? [] : expandVlans(entry.allowedVLANs),
+    trunks: vlans === undefined ? [] : expandVlans(vlans),
     vlanMode: null,
   };
+}
+
+/**
+ * The uplink of the trunk's bridge that would carry `vlan` beside the trunk (a loop), if any:
+ * one whose allowedVLANs hold it (or that has none), unless it says carryLayer2Networks.
+ */
+function loopingUplink(config: HostDesiredInput['config'], vlan: number): string | undefined {
+  const trunk = config.trunk;
+  if (trunk?.attach !== 'ovs') return undefined;
+  const bridge = config.secondaryNetwork.ovsBridges.find((b) => b.bridgeName === trunk.bridge);
+  const uplink = bridge?.physicalInterfaces.find((entry) => {
+    if (carriesLayer2Networks(entry)) return false;
+    const vlans = physicalInterfaceVlans(entry);
+    return vlans === undefined || expandVlans(vlans).includes(vlan);
+  });
+  return uplink === undefined ? undefined : physicalInterfaceName(uplink);
 }
 
 export function desiredHost(input: HostDesiredInput): HostDesired {
@@ -97,6 +121,16 @@ export function desiredHost(input: HostDesiredInput): HostDesired {
         name: l2.metadata.name,
         field: 'spec.mtu',
         message: `${l2.spec.mtu} exceeds the MTU ${input.trunkMtu} of the trunk ${trunk.hostInterface}`,
+      });
+      continue;
+    }
+    const uplink = loopingUplink(config, l2.spec.vlan);
+    if (uplink !== undefined) {
+      objectErrors.push({
+        kind: 'Layer2Network',
+        name: l2.metadata.name,
+        field: 'spec.vlan',
+        message: `VLAN ${l2.spec.vlan} is also carried by uplink ${uplink} of bridge ${trunk.bridge}, which carries the trunk ${trunk.hostInterface}: the Layer2Network would join the physical VLAN ${l2.spec.vlan} on every node (a loop); use a VLAN outside ${uplink}'s allowedVLANs, or set carryLayer2Networks on ${uplink} in agent-host's config`,
       });
       continue;
     }
@@ -154,6 +188,8 @@ export function desiredHost(input: HostDesiredInput): HostDesired {
           mtu: v.mtu,
           up: true,
           alias: v.network,
+          // A tenant network's port, not a host interface: no IPv6 link-local address (address-free.ts).
+          sysctls: { addrGenMode: 'none' },
         }))
       : [];
   return {

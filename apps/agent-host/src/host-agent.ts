@@ -1,3 +1,4 @@
+import { addressFreeChanges, trunkVlanNamesOf } from './address-free.js';
 import { physicalInterfaceName, type AgentHostConfig, type ObjectError } from '@fabrik/api';
 import { scheduleIntent, type IntentSnapshot, type Logger } from '@fabrik/agent-runtime';
 import {
@@ -197,7 +198,12 @@ function ownedCounts(client: OvsdbClient | undefined, kernelVlans: number): Host
   return { ovsBridge: bridges.length, ovsPort: ports.length, vlan: kernelVlans };
 }
 
-const observe = (netlink: Netlink): Promise<ObservedState> => netlink.observe({ routes: true });
+/** The node's links, addresses and routes; with `trunkVlans`, their IPv6 address generation too. */
+const observe = (netlink: Netlink, trunkVlans: readonly string[] = []): Promise<ObservedState> =>
+  netlink.observe({
+    routes: true,
+    ...(trunkVlans.length > 0 ? { sysctlsOf: trunkVlans, sysctlKeys: ['addrGenMode' as const] } : {}),
+  });
 
 /** The netlink plan of the `tr.<vid>` links (and the links a killed apply was creating). */
 const planVlans = async (ctx: HostAgentContext, desired: HostDesired, observed: ObservedState) =>
@@ -383,7 +389,8 @@ export async function reconcileHost(
 ): Promise<HostPass> {
   const { logger, netlink } = ctx;
   const startedAt = Date.now();
-  const observed = await observe(netlink);
+  const trunkVlanNames = trunkVlanNamesOf(snapshot);
+  const observed = await observe(netlink, trunkVlanNames);
   const computed = computeDesired(
     ctx,
     snapshot,
@@ -421,7 +428,14 @@ export async function reconcileHost(
   if (vlanPlan.ops.length > 0) logger.info({ ops: formatPlan(vlanPlan) }, 'netlink: applied');
   // Neither OVS nor netlink changed anything: the first observation is still the node's state.
   const changedKernel = (ovsPlan?.changes.length ?? 0) + vlanPlan.ops.length > 0;
-  const afterOvs = changedKernel ? await observe(netlink) : observed;
+  const afterOvs = changedKernel ? await observe(netlink, trunkVlanNames) : observed;
+  // No address on tr.<vid>: IPv6 address generation off before an internal port comes up.
+  const quiet = addressFreeChanges(
+    desired.trunkVlans.map((v) => v.name),
+    afterOvs,
+  );
+  for (const name of quiet.generationOff) await netlink.sysctlSet(name, { addrGenMode: 'none' });
+  await netlink.batch(quiet.deletes);
   const ups: NetlinkBatchOp[] = desired.internalPortsUp
     .filter((n) => afterOvs.links.some((l) => l.spec.name === n && !l.spec.up))
     .map((name) => ({ op: 'linkSetUp', name }));
@@ -432,11 +446,23 @@ export async function reconcileHost(
 
   problems.push(...interfaceProblems(client, ovs));
   const migrated = active.filter((j) => directionOf(j.step) === 'to-bridge');
-  const changes = (ovsPlan?.changes.length ?? 0) + vlanPlan.ops.length + ups.length;
+  const changes =
+    (ovsPlan?.changes.length ?? 0) +
+    vlanPlan.ops.length +
+    ups.length +
+    quiet.generationOff.length +
+    quiet.deletes.length;
   const end =
     changes === 0 && decisions.length === 0
       ? { verifiedAt: startedAt, observed: afterOvs }
-      : await verify(ctx, { client, ovs, desired, startedAt, migrating: decisions.length > 0 });
+      : await verify(ctx, {
+          client,
+          ovs,
+          desired,
+          trunkVlanNames,
+          startedAt,
+          migrating: decisions.length > 0,
+        });
   const watchedLinks = new Set([
     ...ovs.bridges.flatMap((b) => [b.name, ...b.ports.map((p) => p.name)]),
     ...(ctx.config.trunk ? [ctx.config.trunk.hostInterface] : []),
@@ -501,16 +527,23 @@ async function verify(
     readonly client: OvsdbClient | undefined;
     readonly ovs: OvsDesiredState;
     readonly desired: HostDesired;
+    readonly trunkVlanNames: readonly string[];
     readonly startedAt: number;
     readonly migrating: boolean;
   },
 ): Promise<{ verifiedAt: number; observed: ObservedState }> {
   const { client, ovs, desired } = pass;
   const at = Date.now();
-  const observed = await observe(ctx.netlink);
+  const observed = await observe(ctx.netlink, pass.trunkVlanNames);
+  const quiet = addressFreeChanges(
+    desired.trunkVlans.map((v) => v.name),
+    observed,
+  );
   const left =
     (client ? planOvs(ovs, client.cache).changes.length : 0) +
     (await planVlans(ctx, desired, observed)).ops.length +
+    quiet.generationOff.length +
+    quiet.deletes.length +
     desired.internalPortsUp.filter((n) => !observed.links.some((l) => l.spec.name === n && l.spec.up)).length;
   return { verifiedAt: left === 0 && !pass.migrating ? at : pass.startedAt, observed };
 }
@@ -520,7 +553,7 @@ export async function planHost(
   ctx: HostAgentContext,
   snapshot: IntentSnapshot,
 ): Promise<{ changes: string[]; notes: string[] }> {
-  const observed = await observe(ctx.netlink);
+  const observed = await observe(ctx.netlink, trunkVlanNamesOf(snapshot));
   const stored = await ctx.journals.loadAll();
   const computed = computeDesired(ctx, snapshot, observed, stored, false);
   const client = ovsClient(ctx.ovs, needsOvs(computed.desired.ovs, computed.decisions));
@@ -550,7 +583,13 @@ export async function planHost(
   }
   if (client) changes.push(...formatOvsPlan(planOvs(ovs, client.cache)).map((l) => `ovs-vsctl ${l}`));
   changes.push(...formatPlan(await planVlans(ctx, desired, observed)).map((l) => `ip ${l}`));
+  const quiet = addressFreeChanges(
+    desired.trunkVlans.map((v) => v.name),
+    observed,
+  );
   changes.push(
+    ...quiet.generationOff.map((n) => `ip link set dev ${n} addrgenmode none`),
+    ...quiet.deletes.map((op) => `ip ${batchOpArgs(op).join(' ')}`),
     ...desired.internalPortsUp
       .filter((n) => observed.links.some((l) => l.spec.name === n && !l.spec.up))
       .map((n) => `ip link set dev ${n} up`),

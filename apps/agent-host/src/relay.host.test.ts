@@ -83,7 +83,7 @@ beforeAll(async () => {
   statusFile = join(sb.dir, 'relay', 'status.json');
   await sb.writeConfig({
     source: { kind: 'kubernetes', kubeconfig: api.kubeconfigPath },
-    relay: { intentFile, statusFile },
+    relay: { intentFile, statusFile, netnsMaxAgeSeconds: 3 },
   });
   // In this machine's namespace: the test API server listens on 127.0.0.1 here. No bridges and no
   // trunk are configured, so the agent has nothing to create in this namespace.
@@ -168,7 +168,7 @@ describe('the relay for the HBR container', () => {
       configStatus: 'provisioned',
       appliedGenerations: { vrfs: { blue: 1 }, layer2Networks: { 'rack-b': 1 } },
       frr: { bgpSessionsUp: 2, bgpSessionsTotal: 2, vnis: 3 },
-      lastUpdate: '2026-11-30T10:00:00Z',
+      lastUpdate: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
       conditions: [
         {
           type: 'FabrikNetnsReady',
@@ -208,6 +208,69 @@ describe('the relay for the HBR container', () => {
     );
     const events = await customObjects(kc, EVENTS, Any).list({ namespace: 'default' });
     expect(events.items.map((e) => (e as Loose & { reason?: string }).reason)).toContain('HostReady');
+  });
+
+  it('turns FabrikNetnsReady False within netnsMaxAgeSeconds when agent-netns stops writing its status', async () => {
+    const t0 = Date.now();
+    await until(
+      'FabrikNetnsReady False on the Node',
+      async () =>
+        (await nodeConditions()).some(
+          (c) =>
+            c.type === 'FabrikNetnsReady' &&
+            c.status === 'False' &&
+            (c as { reason?: string }).reason === 'NotReporting',
+        ),
+      15_000,
+    );
+    // The last status (written by the previous test) was at most 3 s old then; a check runs every 0.75 s.
+    expect(Date.now() - t0).toBeLessThan(6_000);
+    const netns = (await nns()).status?.netns as { conditions?: { type: string; message?: string }[] };
+    expect(netns.conditions?.find((c) => c.type === 'FabrikNetnsReady')?.message).toMatch(
+      /^agent-netns has not reported for \d+ s/,
+    );
+    // A fresh status (agent-netns back) makes it ready again.
+    const fresh = JSON.parse(await readFile(statusFile, 'utf8')) as Record<string, unknown>;
+    await writeFileAtomic(
+      statusFile,
+      JSON.stringify({ ...fresh, lastUpdate: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }),
+    );
+    await until('FabrikNetnsReady True again', async () =>
+      (await nodeConditions()).some((c) => c.type === 'FabrikNetnsReady' && c.status === 'True'),
+    );
+  });
+
+  it('refuses a BGPPeering from the cluster that names a file of the node for that object only: the node stays ready', async () => {
+    const peerings = customObjects(kc, gvr(BGP_PEERING_RESOURCE), Any);
+    await peerings.create(
+      obj('BGPPeering', 'tenant', {
+        vrf: 'blue',
+        address: '10.2.0.51',
+        remoteAs: 64512,
+        passwordFile: '/etc/shadow',
+      }),
+    );
+    const host = await until('the refusal in the host section', async () => {
+      const section = (await nns()).status?.host as
+        | { objectErrors?: { kind: string; name: string; field?: string }[]; conditions?: unknown[] }
+        | undefined;
+      return section?.objectErrors?.some((e) => e.name === 'tenant') ? section : undefined;
+    });
+    expect(host.objectErrors).toEqual([
+      expect.objectContaining({ kind: 'BGPPeering', name: 'tenant', field: 'spec.passwordFile' }),
+    ]);
+    expect(host.conditions).toEqual([
+      expect.objectContaining({ type: 'FabrikHostReady', status: 'True', reason: 'ObjectsSkipped' }),
+    ]);
+    expect(await nodeConditions()).toContainEqual(
+      expect.objectContaining({ type: 'FabrikHostReady', status: 'True' }),
+    );
+    expect((await relayed()).names).toEqual(['Layer2Network/rack-b', 'VRF/blue']);
+    await peerings.delete('tenant');
+    await until(
+      'the refusal gone',
+      async () => ((await nns()).status?.host as { objectErrors?: unknown[] })?.objectErrors === undefined,
+    );
   });
 
   it('serves readiness and its metrics', async () => {

@@ -26,7 +26,7 @@ const obj = (
 
 describe('relayedIntent', () => {
   it("passes this node's VRFs and Layer2Networks in their CRD shape, without server bookkeeping, and the Node's labels", () => {
-    const { objects, passwords, problems } = relayedIntent(
+    const { objects, passwords, objectErrors } = relayedIntent(
       {
         objects: [
           obj('Layer2Network', 'web', { vni: 2100, vlan: 100, vrf: 'red' }),
@@ -50,7 +50,7 @@ describe('relayedIntent', () => {
       '/relay/bgp-passwords',
     );
     expect(passwords.size).toBe(0);
-    expect(problems).toEqual([]);
+    expect(objectErrors).toEqual([]);
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
       'Layer2Network/bad-selector',
       'Layer2Network/web',
@@ -89,7 +89,7 @@ describe('relayedIntent with BGPPeerings', () => {
     relayedIntent({ objects, problems: [], secrets }, '/run/fabrik/relay/bgp-passwords');
 
   it("moves a Secret's password into a password file the relayed object names, with the Secret's revision", () => {
-    const { objects, passwords, problems } = relay([
+    const { objects, passwords, objectErrors } = relay([
       obj('BGPPeering', 'calico', {
         vrf: 'red',
         address: '10.1.0.50',
@@ -98,7 +98,7 @@ describe('relayedIntent with BGPPeerings', () => {
       }),
       obj('BGPPeering', 'open', { vrf: 'red', address: '10.1.0.51', remoteAs: 64513 }),
     ]);
-    expect(problems).toEqual([]);
+    expect(objectErrors).toEqual([]);
     expect([...passwords]).toEqual([['/run/fabrik/relay/bgp-passwords/calico', 's3cret']]);
     expect(objects[0]).toEqual({
       apiVersion: API,
@@ -144,7 +144,7 @@ describe('relayedIntent with BGPPeerings', () => {
   });
 
   it('does not relay a BGPPeering from the cluster that names a file of the node', () => {
-    const { objects, problems } = relay([
+    const { objects, objectErrors } = relay([
       obj('BGPPeering', 'sneaky', {
         vrf: 'red',
         address: '10.1.0.54',
@@ -153,8 +153,13 @@ describe('relayedIntent with BGPPeerings', () => {
       }),
     ]);
     expect(objects).toEqual([]);
-    expect(problems).toEqual([
-      'BGPPeering sneaky: spec.passwordFile: a BGPPeering from the cluster may not name files of the node',
+    expect(objectErrors).toEqual([
+      {
+        kind: 'BGPPeering',
+        name: 'sneaky',
+        field: 'spec.passwordFile',
+        message: 'a BGPPeering from the cluster may not name files of the node (not relayed)',
+      },
     ]);
   });
 });

@@ -1,8 +1,10 @@
+import { isStale, withNetnsLiveness } from './netns-liveness.js';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { matchesLabelSelector } from '@fabrik/kube';
 import {
   formatIntentDocuments,
+  intentDocumentsOf,
   watchFile,
   writeFileAtomic,
   writeIntentFile,
@@ -16,6 +18,7 @@ import {
   DEFAULT_BGP_PASSWORD_KEY,
   parseNodeNetworkStatusSection,
   type NodeNetworkStatusSection,
+  type ObjectError,
 } from '@fabrik/api';
 
 // The relay for the HBR container, which holds no API credentials (seed 004): this node's VRF,
@@ -43,8 +46,8 @@ export interface RelayedIntent {
   readonly objects: IntentObject[];
   /** Password file path -> password. Never logged. */
   readonly passwords: ReadonlyMap<string, string>;
-  /** `BGPPeering NAME: field: why`, for agent-host's status. */
-  readonly problems: string[];
+  /** Objects not relayed, each with the field at fault: refused for that object only (agent-host's status). */
+  readonly objectErrors: ObjectError[];
 }
 
 /**
@@ -60,7 +63,7 @@ export function relayedIntent(snapshot: IntentSnapshot, passwordDir: string): Re
   const labels = snapshot.node?.labels ?? {};
   const objects: IntentObject[] = [];
   const passwords = new Map<string, string>();
-  const problems: string[] = [];
+  const objectErrors: ObjectError[] = [];
   const sorted = [...snapshot.objects]
     .filter((o) => RELAYED_KINDS.has(o.kind))
     .sort((a, b) => (a.kind + a.metadata.name < b.kind + b.metadata.name ? -1 : 1));
@@ -80,7 +83,7 @@ export function relayedIntent(snapshot: IntentSnapshot, passwordDir: string): Re
     if (o.kind === 'BGPPeering') {
       const peering = withPasswordFile(o, snapshot, passwordDir);
       if ('problem' in peering) {
-        problems.push(`BGPPeering ${o.metadata.name}: ${peering.problem}`);
+        objectErrors.push({ kind: 'BGPPeering', name: o.metadata.name, ...peering.problem });
         continue;
       }
       spec = peering.spec;
@@ -115,7 +118,7 @@ export function relayedIntent(snapshot: IntentSnapshot, passwordDir: string): Re
       kind: 'Node',
       metadata: { name: snapshot.node.name, labels: snapshot.node.labels },
     });
-  return { objects, passwords, problems };
+  return { objects, passwords, objectErrors };
 }
 
 /** A BGPPeering's spec as relayed: its Secret's password moved into a file of `passwordDir`. */
@@ -123,10 +126,17 @@ function withPasswordFile(
   peering: IntentObject,
   snapshot: IntentSnapshot,
   passwordDir: string,
-): { spec: unknown; path: string; password?: string; revision?: string } | { problem: string } {
+):
+  | { spec: unknown; path: string; password?: string; revision?: string }
+  | { problem: { field: string; message: string } } {
   const spec = (peering.spec ?? {}) as Record<string, unknown>;
   if (spec['passwordFile'] !== undefined)
-    return { problem: 'spec.passwordFile: a BGPPeering from the cluster may not name files of the node' };
+    return {
+      problem: {
+        field: 'spec.passwordFile',
+        message: 'a BGPPeering from the cluster may not name files of the node (not relayed)',
+      },
+    };
   const ref = spec['passwordSecretRef'] as { name?: unknown; key?: unknown } | undefined;
   if (ref === undefined || typeof ref.name !== 'string') return { spec: peering.spec, path: '' };
   const key = typeof ref.key === 'string' ? ref.key : DEFAULT_BGP_PASSWORD_KEY;
@@ -146,6 +156,11 @@ export interface RelayOptions {
   readonly logger: Logger;
   /** Backoff of failed status publications. */
   readonly retry?: { readonly initialMs: number; readonly maxMs: number };
+  /**
+   * A status file older than this means agent-netns stopped: its section is published with
+   * FabrikNetnsReady False (netns-liveness.ts). Default: 60 s.
+   */
+  readonly netnsMaxAgeMs?: number;
 }
 
 export interface Relay {
@@ -153,7 +168,7 @@ export interface Relay {
    * Writes this node's objects (and the password files they name) atomically when they changed;
    * resolves whether the intent file changed and what could not be relayed.
    */
-  writeIntent(snapshot: IntentSnapshot): Promise<{ changed: boolean; problems: string[] }>;
+  writeIntent(snapshot: IntentSnapshot): Promise<{ changed: boolean; objectErrors: ObjectError[] }>;
   /** Starts publishing agent-netns's status file. */
   start(): Promise<void>;
   stop(): void;
@@ -171,6 +186,24 @@ export function createRelay(options: RelayOptions): Relay {
   let retryTimer: NodeJS.Timeout | undefined;
   let delay = retry.initialMs;
   let stopped = false;
+  const maxAgeMs = options.netnsMaxAgeMs ?? 60_000;
+  /** agent-netns's last status as it wrote it, and whether it was published as stale. */
+  let lastSection: NodeNetworkStatusSection | undefined;
+  let publishedStale = false;
+  let livenessTimer: NodeJS.Timeout | undefined;
+  const enqueue = (section: NodeNetworkStatusSection) => {
+    const now = new Date();
+    publishedStale = isStale(section, now, maxAgeMs);
+    pending = withNetnsLiveness(section, now, maxAgeMs);
+    void publish();
+  };
+  // Staleness comes with time, not with a change of the file: checked a few times per max age.
+  const checkLiveness = () => {
+    if (lastSection && isStale(lastSection, new Date(), maxAgeMs) !== publishedStale) {
+      if (!publishedStale) logger.warn({ file: options.statusFile }, 'relay: agent-netns stopped reporting');
+      enqueue(lastSection);
+    }
+  };
 
   // The latest status wins; a failed write is retried with backoff (the API server may be down).
   const publish = async (): Promise<void> => {
@@ -209,26 +242,26 @@ export function createRelay(options: RelayOptions): Relay {
       );
       return;
     }
-    pending = section;
-    void publish();
+    lastSection = section;
+    enqueue(section);
   };
 
   return {
     async writeIntent(snapshot) {
-      const { objects, passwords, problems } = relayedIntent(snapshot, passwordDir);
+      const { objects, passwords, objectErrors } = relayedIntent(snapshot, passwordDir);
       // Passwords first: the intent that names a file is written once the file is there.
       const passwordsChanged = await writePasswords(passwordDir, passwords, writtenPasswords);
       writtenPasswords = passwords;
       const text = formatIntentDocuments(objects);
-      written ??= await readFile(options.intentFile, 'utf8').catch(() => undefined);
-      if (text === written && !passwordsChanged) return { changed: false, problems };
+      written ??= intentDocumentsOf(await readFile(options.intentFile, 'utf8').catch(() => undefined));
+      if (text === written && !passwordsChanged) return { changed: false, objectErrors };
       await writeIntentFile(options.intentFile, objects);
       written = text;
       logger.info(
         { file: options.intentFile, objects: objects.length, passwordFiles: passwords.size },
         'relay: intent file written',
       );
-      return { changed: true, problems };
+      return { changed: true, objectErrors };
     },
     async start() {
       if (!options.netnsStatus) {
@@ -241,11 +274,14 @@ export function createRelay(options: RelayOptions): Relay {
       watch = await watchFile(options.statusFile, onStatus, {
         onError: (e) => logger.warn({ err: e }, 'relay: reading the status file failed'),
       });
+      livenessTimer = setInterval(checkLiveness, Math.min(5_000, Math.max(250, maxAgeMs / 4)));
+      livenessTimer.unref();
     },
     stop() {
       stopped = true;
       watch?.stop();
       if (retryTimer) clearTimeout(retryTimer);
+      if (livenessTimer) clearInterval(livenessTimer);
     },
   };
 }

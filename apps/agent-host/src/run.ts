@@ -21,6 +21,7 @@ import {
   VRF_RESOURCE,
   type AgentHostConfig,
   type NodeNetworkStatusSection,
+  type ObjectError,
 } from '@fabrik/api';
 import { createEventRecorder, loadKubeConfig, type Condition, type EventRecorder } from '@fabrik/kube';
 import { createNetlink } from '@fabrik/netcore/netlink';
@@ -156,6 +157,7 @@ export async function runAgent(
         intentFile: config.relay.intentFile,
         statusFile: config.relay.statusFile,
         netnsStatus: sinks.netns,
+        netnsMaxAgeMs: config.relay.netnsMaxAgeSeconds * 1000,
         logger,
       })
     : undefined;
@@ -207,9 +209,12 @@ export async function runAgent(
 
   const reconcile = async ({ snapshot, signal }: ReconcileRequest): Promise<ReconcileOutcome> => {
     const relayProblems: string[] = [];
+    // Objects the relay refuses (a tenant's BGPPeering naming a file of the node) are that object's
+    // problem only: reported beside the Layer2Networks agent-host skips, the node stays ready.
+    const relayRefused: ObjectError[] = [];
     if (relay)
       await relay.writeIntent(snapshot).then(
-        ({ problems }) => relayProblems.push(...problems.map((p) => `relay: ${p}`)),
+        ({ objectErrors }) => relayRefused.push(...objectErrors),
         (e: unknown) => {
           relayProblems.push(
             `relay: writing ${config.relay?.intentFile}: ${e instanceof Error ? e.message : String(e)}`,
@@ -233,7 +238,11 @@ export async function runAgent(
             : `the addresses and routes of ${m.bridge} moved back to ${m.nic} (${m.gapMs} ms)`,
         );
       }
-      lastOutcome = { ...pass.outcome, problems: [...pass.outcome.problems, ...relayProblems] };
+      lastOutcome = {
+        ...pass.outcome,
+        objectErrors: [...pass.outcome.objectErrors, ...relayRefused],
+        problems: [...pass.outcome.problems, ...relayProblems],
+      };
       await report(lastOutcome);
       const refused = lastOutcome.objectErrors.length + lastOutcome.problems.length;
       return {

@@ -48,7 +48,7 @@ export function hostSection(
           ? {
               status: 'True' as const,
               reason: 'ObjectsSkipped',
-              message: `${summary}; ${outcome.objectErrors.length} Layer2Network(s) skipped (see objectErrors)`,
+              message: `${summary}; ${outcome.objectErrors.length} object(s) skipped (see objectErrors)`,
             }
           : { status: 'True' as const, reason: 'Provisioned', message: summary };
   const set = setCondition(

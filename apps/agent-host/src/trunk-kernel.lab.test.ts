@@ -75,6 +75,12 @@ describe('tr.<vid> with attach: kernel', () => {
         linkinfo: { info_kind: 'vlan', info_data: { id: 100 } },
       });
       expect(await link('tr.200')).toMatchObject({ mtu: 1500, ifalias: 'fabrik:agent-host:db' });
+      // No address: the host is not reachable from the tenant networks (no IPv6 link-local either).
+      await new Promise((r) => setTimeout(r, 1000));
+      const addresses = await ipJson<{ ifname: string; addr_info: unknown[] }[]>(sb.node, 'addr', 'show');
+      expect(
+        addresses.filter((a) => a.ifname === 'tr.100' || a.ifname === 'tr.200').map((a) => a.addr_info),
+      ).toEqual([[], []]);
     },
   );
 

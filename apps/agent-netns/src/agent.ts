@@ -15,10 +15,21 @@ import {
   isOwnershipConflictError,
 } from '@fabrik/netcore/netlink';
 import type { Logger } from 'pino';
+import { keptMessage } from '@fabrik/agent-runtime';
 import { applyNode, type ApplyReport, type HbrNode, type NodeIntent } from './apply.js';
 import type { DriftExpectation } from './drift.js';
-import { desiredNode, type NodeDesired } from './desired.js';
-import { nodeIntentOf, storedIntent, type StoredNodeIntent } from './last-good.js';
+import { desiredNode, sortByObject, type NodeDesired } from './desired.js';
+import { applyObjectByObject, type ObjectFailure } from './isolate.js';
+import { appliedObjectsOf, nodeIntentOf, storedIntent, type StoredNodeIntent } from './last-good.js';
+import {
+  changedKeys,
+  NO_OBJECTS,
+  objectsByKey,
+  sameVersion,
+  withChanges,
+  type NodeObjects,
+} from './node-objects.js';
+import { buildNodeIntent } from './routing-intent.js';
 import { OWNED_KINDS, type NetnsMetrics } from './metrics.js';
 import { bgpSessionStates, statusSection } from './status.js';
 
@@ -52,10 +63,13 @@ export interface NetnsAgent {
 const FRR_STATUS_MAX_AGE_MS = 30_000;
 
 /**
- * agent-netns's reconcile. A failed apply (or FRR reload) restores the last good state and reports
- * `invalid` with the reason; an error the same input will cause again (FRR or the kernel refusing
- * it) is not retried before the next change or resync, a passing one (FRR unreachable, zebra slow)
- * is retried with backoff.
+ * agent-netns's reconcile. Every object is applied, refused or failed on its own: when the kernel
+ * or FRR refuses the desired state, the changes that fail on their own are found
+ * (applyObjectByObject) and reported against their objects, each keeping its last applied
+ * version, while the others are applied; the node is `degraded`, not failed. Such a change is not
+ * tried again before it changes or the next resync. An apply that fails even without the changes
+ * (or for a passing reason: FRR unreachable, zebra slow) restores the last good state and reports
+ * `invalid`; a passing error is retried with backoff.
  */
 export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
   const { node, logger, metrics, config } = options;
@@ -69,9 +83,14 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
   let lastSaved: string | undefined;
   let reportedErrors = new Set<string>();
   let failing = false;
+  /** The objects the node runs (loaded from the last good state on first use). */
+  let appliedObjects: NodeObjects | undefined;
+  /** The changes that failed on their own in the last reconcile, in the version that failed. */
+  let failedChanges:
+    { readonly to: NodeObjects; readonly errors: ReadonlyMap<string, ObjectError> } | undefined;
 
-  async function saveLastGood(intent: NodeIntent): Promise<void> {
-    const stored = storedIntent(intent);
+  async function saveLastGood(intent: NodeIntent, objects: NodeObjects): Promise<void> {
+    const stored = storedIntent(intent, objects);
     const text = JSON.stringify(stored);
     if (text === lastSaved) return;
     await options.lastGood.save(stored);
@@ -81,7 +100,7 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
   async function restore(reason: unknown, wanted: NodeIntent): Promise<string> {
     const last = await options.lastGood.load();
     if (last === undefined) return 'no last good state to restore';
-    if (JSON.stringify(last) === JSON.stringify(storedIntent(wanted)))
+    if (intentText(last) === intentText(storedIntent(wanted, NO_OBJECTS)))
       return 'the last good state is this state';
     metrics.restoresTotal.inc();
     try {
@@ -104,16 +123,33 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
     }
   }
 
-  function recordEvents(desired: NodeDesired, failure: string | undefined): void {
+  /** The objects the node runs: as last applied by this process, or as the last good state holds them. */
+  async function currentObjects(): Promise<NodeObjects> {
+    appliedObjects ??= appliedObjectsOf(await options.lastGood.load());
+    return appliedObjects;
+  }
+
+  function recordEvents(
+    desired: NodeDesired,
+    failedKeys: ReadonlySet<string>,
+    failure: string | undefined,
+  ): void {
     const events = options.events;
     if (!events) return;
-    const now = new Set(desired.objectErrors.map(errorKey));
-    for (const e of desired.objectErrors) {
-      if (reportedErrors.has(errorKey(e))) continue;
+    const reported = [
+      ...desired.objectErrors.map((e) => ({
+        e,
+        reason: failedKeys.has(`${e.kind}/${e.name}`) ? 'ApplyFailed' : 'Skipped',
+      })),
+      ...desired.objectWarnings.map((e) => ({ e, reason: 'UnknownFields' })),
+    ];
+    const now = new Set(reported.map(({ e, reason }) => `${reason}/${errorKey(e)}`));
+    for (const { e, reason } of reported) {
+      if (reportedErrors.has(`${reason}/${errorKey(e)}`)) continue;
       events.event(
         { kind: e.kind, name: e.name, apiVersion: 'network.fabrik.dev/v1alpha1' },
         'Warning',
-        'Skipped',
+        reason,
         `node ${config.nodeName}: ${e.field ? `${e.field}: ` : ''}${e.message}`,
       );
     }
@@ -131,20 +167,65 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
       const last = await options.lastGood.load();
       if (last === undefined) return false;
       applied(await applyNode(node, nodeIntentOf(last), { prune: false }));
+      appliedObjects = appliedObjectsOf(last);
       lastSaved = JSON.stringify(last);
       return true;
     },
     async reconcile(request) {
       if (request.signal.aborted) return { result: 'success', message: 'stopping: nothing applied' };
       const passwordFiles = await options.passwordFiles?.(request.snapshot);
-      const desired = desiredNode(config, request.snapshot, passwordFiles);
+      const current = await currentObjects();
+      const wanted = desiredNode(config, request.snapshot, passwordFiles, current);
+      // A change that failed on its own is not tried again in the same version before a resync.
+      if (request.trigger.includes('resync')) failedChanges = undefined;
+      const knownFailures = changedKeys(current, wanted.objects).filter(
+        (k) => failedChanges?.errors.has(k) && sameVersion(failedChanges.to, wanted.objects, k),
+      );
+      const to = withChanges(
+        current,
+        wanted.objects,
+        changedKeys(current, wanted.objects).filter((k) => !knownFailures.includes(k)),
+      );
+      let desired: NodeDesired = wanted;
+      const failedKeys = new Set<string>();
       let report: ApplyReport | undefined;
       let failure: string | undefined;
       let retry = false;
       try {
-        report = await applyNode(node, desired.intent, { signal: request.signal });
+        const outcome = await applyObjectByObject(
+          current,
+          to,
+          (objects) => applyNode(node, buildNodeIntent(config, objects).intent, { signal: request.signal }),
+          (e) => !request.signal.aborted && !isTransient(e),
+        );
+        report = outcome.report;
         applied(report);
-        await saveLastGood(desired.intent);
+        const built = buildNodeIntent(config, outcome.applied);
+        appliedObjects = built.objects;
+        const failed = new Map([
+          ...knownFailures.map((k) => [k, failedChanges!.errors.get(k)!] as const),
+          ...outcome.failures.map((f) => [f.key, applyError(f, current)] as const),
+        ]);
+        failedChanges = failed.size > 0 ? { to: wanted.objects, errors: failed } : undefined;
+        for (const k of failed.keys()) failedKeys.add(k);
+        const reported = new Set(wanted.objectErrors.map((e) => `${e.kind}/${e.name}`));
+        desired = {
+          ...wanted,
+          intent: built.intent,
+          objects: built.objects,
+          objectErrors: sortByObject([
+            ...wanted.objectErrors,
+            ...failed.values(),
+            // Left out with an object they need (a Layer2Network of a VRF that failed).
+            ...built.objectErrors.filter((e) => !reported.has(`${e.kind}/${e.name}`)),
+          ]),
+        };
+        if (outcome.failures.length > 0)
+          logger.warn(
+            { reconcile: request.id, failed: outcome.failures.map((f) => f.key) },
+            'objects failed on their own; the others are applied',
+          );
+        await saveLastGood(built.intent, built.objects);
       } catch (e) {
         if (request.signal.aborted)
           return {
@@ -190,7 +271,7 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
       } catch (e) {
         logger.warn({ err: e }, 'writing status failed');
       }
-      recordEvents(desired, failure);
+      recordEvents(desired, failedKeys, failure);
 
       const skipped = desired.objectErrors.length + desired.sourceProblems.length;
       const counts = {
@@ -220,6 +301,20 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
 }
 
 const errorKey = (e: ObjectError) => `${e.kind}/${e.name}/${e.field ?? ''}/${e.message}`;
+
+/** The last good state's intent (not the objects it was built from), as text to compare. */
+const intentText = (stored: StoredNodeIntent) => JSON.stringify({ frr: stored.frr, layer2: stored.layer2 });
+
+/** A change that failed on its own, as its object's error: the node keeps the version it ran. */
+function applyError(failure: ObjectFailure, before: NodeObjects): ObjectError {
+  const [kind, ...name] = failure.key.split('/');
+  const message = `not applied on this node: ${messageOf(failure.error)}`.slice(0, 4000);
+  return {
+    kind: kind as ObjectError['kind'],
+    name: name.join('/'),
+    message: objectsByKey(before).has(failure.key) ? keptMessage(message) : message,
+  };
+}
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Errors the same input causes again: FRR or the kernel refusing the configuration. */

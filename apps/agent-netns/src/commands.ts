@@ -15,7 +15,7 @@ import { createNetnsAgent } from './agent.js';
 import { nodeDesiredState, nodeFrrConfig, observeNode, type HbrNode } from './apply.js';
 import { desiredNode, type NodeDesired } from './desired.js';
 import { createDriftTrigger } from './drift.js';
-import { StoredNodeIntent } from './last-good.js';
+import { appliedObjectsOf, StoredNodeIntent } from './last-good.js';
 import { createNetnsMetrics } from './metrics.js';
 import { OWNER, frrTarget, hbrNodeOf, loadNetnsConfig, wiringOf, type NetnsConfig } from './setup.js';
 import { VERSION } from './version.js';
@@ -118,10 +118,12 @@ async function readSource(source: IntentSource): Promise<IntentSnapshot> {
 async function desiredOf(config: NetnsConfig): Promise<NodeDesired> {
   const wiring = await wiringOf(config, createLogger({ name: 'agent-netns', level: 'warn' }));
   const snapshot = await readSource(wiring.source);
+  // As run would: an object refused now is planned in the version the node applied last.
   return desiredNode(
     config,
     snapshot,
     config.source.kind === 'file' ? await readPasswordFiles(snapshot) : undefined,
+    appliedObjectsOf(await lastGoodStore(config).load()),
   );
 }
 

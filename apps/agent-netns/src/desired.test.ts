@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { API_VERSION, AgentNetnsConfig } from '@fabrik/api';
 import type { IntentObject, IntentSnapshot } from '@fabrik/agent-runtime';
 import { desiredNode, type NodeIdentity } from './desired.js';
+import { generationsOf } from './node-objects.js';
 
 const identity: NodeIdentity = AgentNetnsConfig.parse({
   asn: 65000,
@@ -77,7 +78,11 @@ describe('desiredNode', () => {
       anycastMac: '02:00:00:00:21:00',
     });
     expect(d.intent.layer2.get(2200)).toEqual({ mtu: 9000, neighSuppression: false });
-    expect(d.appliedGenerations).toEqual({ vrfs: { blue: 0, red: 3 }, layer2Networks: { plain: 0, web: 2 } });
+    expect(generationsOf(d.objects)).toEqual({
+      vrfs: { blue: 0, red: 3 },
+      layer2Networks: { plain: 0, web: 2 },
+      bgpPeerings: {},
+    });
   });
 
   it('skips an invalid object, naming its field, and applies the others', () => {
@@ -94,7 +99,7 @@ describe('desiredNode', () => {
       },
     ]);
     expect(d.intent.frr.layer2s.map((l) => l.vni)).toEqual([2200]);
-    expect(d.appliedGenerations.layer2Networks).toEqual({ good: 0 });
+    expect(generationsOf(d.objects).layer2Networks).toEqual({ good: 0 });
   });
 
   it("follows nodeSelectors against the node's labels; without node information every object counts", () => {
@@ -219,6 +224,49 @@ describe('desiredNode', () => {
       expect.objectContaining({ kind: 'VRF', name: 'red', field: 'spec.importVrfs[0]' }),
     ]);
     expect(d.intent.frr.vrfs.map((v) => v.name)).toEqual(['blue']);
+  });
+
+  it('keeps the last applied version of an object that became invalid, and never drops it for that', () => {
+    const before = desiredNode(
+      identity,
+      snap([
+        vrf('red', { vni: 1001, import: [{ cidr: '10.1.0.0/16' }] }, { generation: 1 }),
+        l2('web', { vni: 2100, vlan: 100, vrf: 'red' }, { generation: 1 }),
+      ]),
+    );
+    const after = desiredNode(
+      identity,
+      snap([
+        // Refused by the routing intent only (le below the prefix length), and by the schema.
+        vrf('red', { vni: 1001, import: [{ cidr: '10.1.0.0/16', le: 12 }] }, { generation: 2 }),
+        l2('web', { vni: 2100, vlan: 5000, vrf: 'red', futureKnob: 1 }, { generation: 2 }),
+        l2('new', { vni: 2200, vlan: 5000 }, { generation: 1 }),
+      ]),
+      undefined,
+      before.objects,
+    );
+    expect(after.intent).toEqual(before.intent);
+    expect(generationsOf(after.objects)).toEqual({
+      vrfs: { red: 1 },
+      layer2Networks: { web: 1 },
+      bgpPeerings: {},
+    });
+    expect(
+      after.objectErrors.map((e) => [e.kind, e.name, /keeps its last applied state/.test(e.message)]),
+    ).toEqual([
+      ['Layer2Network', 'new', false],
+      ['Layer2Network', 'web', true],
+      ['VRF', 'red', true],
+    ]);
+  });
+
+  it('applies an object without the fields it does not know, and reports them', () => {
+    const d = desiredNode(identity, snap([l2('web', { vni: 2100, vlan: 100, futureKnob: 1 })]));
+    expect(d.intent.frr.layer2s.map((l) => l.vni)).toEqual([2100]);
+    expect(d.objectErrors).toEqual([]);
+    expect(d.objectWarnings).toEqual([
+      expect.objectContaining({ kind: 'Layer2Network', name: 'web', field: 'spec.futureKnob' }),
+    ]);
   });
 
   it('passes on what the source could not read', () => {

@@ -1,26 +1,21 @@
+import type { AgentNetnsConfig, BgpPeering, ObjectError } from '@fabrik/api';
 import {
-  FrrIntentSchema,
-  isFrrIntentError,
-  pathText,
-  vrfAddressFamilies,
-  type AgentNetnsConfig,
-  type BgpPeering,
-  type FrrIntent,
-  type FrrIntentInput,
-  type Layer2Network,
-  type ObjectError,
-  type Vrf,
-  type VrfPrefixRule,
-} from '@fabrik/api';
-import { toFrrModel } from '@fabrik/frr';
-import { scheduleIntent, type IntentSnapshot, type SourceProblem } from '@fabrik/agent-runtime';
+  keptMessage,
+  scheduleIntent,
+  scheduledKey,
+  type IntentSnapshot,
+  type SourceProblem,
+} from '@fabrik/agent-runtime';
 import type { NodeIntent } from './apply.js';
-import type { Layer2Kernel } from './hbr-state.js';
+import { objectsByKey, withChanges, type NodeObjects } from './node-objects.js';
+import { buildNodeIntent } from './routing-intent.js';
 
 // sources -> desired, pure: the objects scheduled on this node (@fabrik/agent-runtime's
 // scheduleIntent: each validated on its own, its nodeSelector matched, checked against the others)
 // turned into the node's routing intent, which refuses what only it knows about. An object that
-// fails any step is skipped and reported; the others are applied. Never half an object.
+// fails any step is reported; it keeps its last applied version when it had one (an object edited
+// into an invalid state, a newer API version this agent cannot read), or is left out. The others
+// are applied. Never half an object.
 
 /** The part of agent-netns's configuration the desired state depends on. */
 export type NodeIdentity = Pick<
@@ -30,15 +25,14 @@ export type NodeIdentity = Pick<
 
 export interface NodeDesired {
   readonly intent: NodeIntent;
-  /** Objects skipped as invalid or conflicting, with the field at fault. Sorted by kind and name. */
+  /** The objects `intent` is built from (kept versions included). */
+  readonly objects: NodeObjects;
+  /** Objects skipped or kept at their last applied version, with the field at fault. Sorted by kind and name. */
   readonly objectErrors: readonly ObjectError[];
+  /** Objects applied without fields this agent does not know. Sorted by kind and name. */
+  readonly objectWarnings: readonly ObjectError[];
   /** What the source could not read as objects at all (a YAML document without a name). */
   readonly sourceProblems: readonly SourceProblem[];
-  /** The generation of every applied object, by name (0 when the source has none, as a file). */
-  readonly appliedGenerations: {
-    readonly vrfs: Readonly<Record<string, number>>;
-    readonly layer2Networks: Readonly<Record<string, number>>;
-  };
   /** Valid objects whose nodeSelector does not match this node (`VRF blue`). */
   readonly notScheduled: readonly string[];
 }
@@ -56,158 +50,79 @@ export function desiredNode(
    * undefined when the source is not the node's own file, which alone may name files.
    */
   passwordFiles?: ReadonlyMap<string, string>,
+  /** The objects the node applied last: an object refused now keeps its version there. */
+  lastApplied?: NodeObjects,
 ): NodeDesired {
-  const scheduled = scheduleIntent(snapshot, { hbrVrf: identity.hbrVrf });
-  const errors: ObjectError[] = [...scheduled.objectErrors];
-  let vrfs = [...scheduled.vrfs];
-  let layer2s = [...scheduled.layer2Networks];
-  const passwords = new Map<string, string>();
-  const peerings = scheduled.bgpPeerings.filter((p) => {
-    const found = peeringPassword(p, snapshot, passwordFiles);
-    if (typeof found === 'object') errors.push({ kind: 'BGPPeering', name: p.metadata.name, ...found });
-    else if (found !== undefined) passwords.set(p.metadata.name, found);
-    return typeof found !== 'object';
+  const kept = lastApplied ? objectsByKey(lastApplied) : undefined;
+  const scheduled = scheduleIntent(snapshot, {
+    hbrVrf: identity.hbrVrf,
+    ...(kept ? { lastApplied: kept } : {}),
   });
-
-  // The routing intent has rules of its own (IPv4-only prefixes, the template set's limits): an
-  // object it refuses is dropped and the intent built again, until what is left is accepted.
-  let frr: FrrIntent;
-  let peeringsLeft = peerings;
-  for (;;) {
-    const input = routingIntent(identity, vrfs, layer2s, peeringsLeft, passwords);
-    const blame = intentProblems(input);
-    if (blame.length === 0) {
-      frr = FrrIntentSchema.parse(input);
-      break;
+  const errors: ObjectError[] = [...scheduled.objectErrors];
+  const passwords = new Map<string, string>();
+  const peerings: BgpPeering[] = [];
+  for (const p of scheduled.bgpPeerings) {
+    const name = p.metadata.name;
+    const last = kept?.get(scheduledKey(p));
+    // A kept version keeps its password too.
+    const found = last === p ? lastApplied?.passwords.get(name) : peeringPassword(p, snapshot, passwordFiles);
+    if (typeof found !== 'object') {
+      if (found !== undefined) passwords.set(name, found);
+      peerings.push(p);
+      continue;
     }
-    const bad = new Set<string>();
-    for (const problem of blame) {
-      const { index, list, path, message } = problem;
-      const object = list === 'vrfs' ? vrfs[index] : layer2s[index];
-      if (!object) throw new Error(`the routing intent refuses ${path}: ${message}`);
-      // A session the intent refuses is the BGPPeering's fault, not its VRF's.
-      const peer = /^vrfs\[\d+\]\.bgpPeers\[(\d+)\]\.?(.*)$/.exec(path);
-      const peering = peer && peeringsIn(object.metadata.name, peeringsLeft)[Number(peer[1])];
-      if (peering) {
-        errors.push({
-          kind: 'BGPPeering',
-          name: peering.metadata.name,
-          field: peeringField(peer[2] ?? ''),
-          message,
-        });
-        bad.add(`BGPPeering/${peering.metadata.name}`);
-        continue;
-      }
-      errors.push({ kind: object.kind, name: object.metadata.name, field: specField(object, path), message });
-      bad.add(`${list}/${index}`);
-    }
-    peeringsLeft = peeringsLeft.filter((p) => !bad.has(`BGPPeering/${p.metadata.name}`));
-    vrfs = vrfs.filter((_, i) => !bad.has(`vrfs/${i}`));
-    layer2s = layer2s.filter((_, i) => !bad.has(`layer2s/${i}`));
+    const keep = last?.kind === 'BGPPeering' ? last : undefined;
+    errors.push({
+      kind: 'BGPPeering',
+      name,
+      ...found,
+      ...(keep ? { message: keptMessage(found.message) } : {}),
+    });
+    if (!keep) continue;
+    const password = lastApplied?.passwords.get(name);
+    if (password !== undefined) passwords.set(name, password);
+    peerings.push(keep);
   }
 
-  const layer2 = new Map<number, Layer2Kernel>(
-    layer2s.map((l) => [
-      l.spec.vni,
-      {
-        mtu: l.spec.mtu,
-        neighSuppression: l.spec.neighSuppression,
-        ...(l.spec.anycastGateways ? { anycastGateways: l.spec.anycastGateways } : {}),
-        ...(l.spec.anycastMac ? { anycastMac: l.spec.anycastMac } : {}),
-      },
-    ]),
-  );
+  const wanted: NodeObjects = {
+    vrfs: scheduled.vrfs,
+    layer2Networks: scheduled.layer2Networks,
+    bgpPeerings: peerings,
+    passwords,
+  };
+  let built = buildNodeIntent(identity, wanted);
+  let intentErrors = built.objectErrors;
+  // Objects the routing intent refuses that were applied before: their last applied versions are
+  // built instead (once: a version that was applied and is refused now goes).
+  const wantedByKey = objectsByKey(wanted);
+  const retry = intentErrors
+    .map((e) => `${e.kind}/${e.name}`)
+    .filter((k) => kept?.has(k) && kept.get(k) !== wantedByKey.get(k));
+  if (lastApplied && retry.length > 0) {
+    const again = buildNodeIntent(identity, withChanges(wanted, lastApplied, retry));
+    const keptNow = objectsByKey(again.objects);
+    const reported = new Set(intentErrors.map((e) => `${e.kind}/${e.name}`));
+    intentErrors = [
+      ...intentErrors.map((e) =>
+        keptNow.has(`${e.kind}/${e.name}`) ? { ...e, message: keptMessage(e.message) } : e,
+      ),
+      ...again.objectErrors.filter((e) => !reported.has(`${e.kind}/${e.name}`)),
+    ];
+    built = again;
+  }
   return {
-    intent: { frr, layer2 },
-    objectErrors: errors.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.name, b.name)),
+    intent: built.intent,
+    objects: built.objects,
+    objectErrors: sortByObject([...errors, ...intentErrors]),
+    objectWarnings: scheduled.objectWarnings,
     sourceProblems: snapshot.problems,
-    appliedGenerations: {
-      vrfs: Object.fromEntries(vrfs.map((v) => [v.metadata.name, v.metadata.generation ?? 0])),
-      layer2Networks: Object.fromEntries(layer2s.map((l) => [l.metadata.name, l.metadata.generation ?? 0])),
-    },
     notScheduled: scheduled.notScheduled,
   };
 }
 
-/** The routing intent (input form) of the node's identity and its valid, scheduled objects. */
-function routingIntent(
-  identity: NodeIdentity,
-  vrfs: readonly Vrf[],
-  layer2s: readonly Layer2Network[],
-  peerings: readonly BgpPeering[],
-  passwords: ReadonlyMap<string, string>,
-): FrrIntentInput {
-  return {
-    mode: identity.mode,
-    asn: identity.asn,
-    routerId: identity.routerId,
-    vtepIp: identity.vtepIp,
-    hbrVrf: identity.hbrVrf,
-    underlay: identity.underlay,
-    vrfs: vrfs.map(({ metadata, spec }) => ({
-      name: metadata.name,
-      vni: spec.vni,
-      addressFamilies: vrfAddressFamilies({ metadata, spec }, layer2s),
-      ...(spec.routeTarget ? { routeTarget: spec.routeTarget } : {}),
-      ...(spec.routeTargets ? { routeTargets: spec.routeTargets } : {}),
-      // A source with a filter of its own (importVrfFilters) is leaked through that filter.
-      importVrfs: (spec.importVrfs ?? []).map((name) => {
-        const own = spec.importVrfFilters?.find((f) => f.vrf === name);
-        return own ? { vrf: name, filter: own.filter } : name;
-      }),
-      import: prefixList(spec.import).rules,
-      export: prefixList(spec.export).rules,
-      aggregates: spec.aggregates ?? [],
-      redistribute: {
-        connected: spec.redistribute?.connected ?? false,
-        static: spec.redistribute?.static ?? false,
-        kernel: spec.redistribute?.kernel ?? false,
-      },
-      staticRoutes: (spec.staticRoutes ?? []).map((r) => ({ prefix: r.prefix, nexthop: r.nextHop })),
-      bgpPeers: peeringsIn(metadata.name, peerings).map((p) => bgpPeer(p, passwords.get(p.metadata.name))),
-    })),
-    layer2s: layer2s.map(({ spec }) => ({
-      vni: spec.vni,
-      vlan: spec.vlan,
-      ...(spec.vrf ? { vrf: spec.vrf } : {}),
-      ...(spec.routeTarget ? { routeTarget: spec.routeTarget } : {}),
-    })),
-  };
-}
-
-/** The BGPPeerings of a VRF, in the order they are given to the routing intent (by name). */
-function peeringsIn(vrf: string, peerings: readonly BgpPeering[]): BgpPeering[] {
-  return peerings.filter((p) => p.spec.vrf === vrf).sort((a, b) => cmp(a.metadata.name, b.metadata.name));
-}
-
-/** A peer of a VRF of the routing intent (input form). */
-type IntentPeer = NonNullable<NonNullable<FrrIntentInput['vrfs']>[number]['bgpPeers']>[number];
-
-/** A BGPPeering as a peer of the routing intent's VRF. */
-function bgpPeer({ spec }: BgpPeering, password: string | undefined): IntentPeer {
-  return {
-    ...(spec.address !== undefined ? { address: spec.address } : {}),
-    ...(spec.listenRange !== undefined ? { listenRange: spec.listenRange } : {}),
-    remoteAs: spec.remoteAs,
-    ...(password !== undefined ? { password } : {}),
-    ...(spec.bfd !== undefined ? { bfd: spec.bfd } : {}),
-    ...(spec.holdTime !== undefined && spec.keepaliveTime !== undefined
-      ? { timers: { keepalive: spec.keepaliveTime, hold: spec.holdTime } }
-      : {}),
-    ...(spec.maxPrefixes !== undefined ? { maxPrefixes: spec.maxPrefixes } : {}),
-    ...(spec.addressFamilies !== undefined ? { addressFamilies: spec.addressFamilies } : {}),
-    ...(spec.import !== undefined ? { import: spec.import } : {}),
-    ...(spec.export !== undefined ? { export: spec.export } : {}),
-  };
-}
-
-/** The BGPPeering's field for a path inside its intent peer (`timers.hold` -> `spec.holdTime`). */
-function peeringField(rest: string): string {
-  if (rest === '') return 'spec';
-  if (rest.startsWith('timers')) return 'spec.holdTime';
-  if (rest.startsWith('password')) return 'spec';
-  return `spec.${rest}`;
-}
+/** Object errors by kind and name. */
+export const sortByObject = (errors: readonly ObjectError[]): ObjectError[] =>
+  [...errors].sort((a, b) => cmp(a.kind, b.kind) || cmp(a.name, b.name));
 
 /**
  * The password of a BGPPeering: from its Secret (a source that reads Secrets), from its file (read
@@ -246,87 +161,6 @@ function peeringPassword(
       : value.trimEnd();
   }
   return undefined;
-}
-
-/**
- * A VRF's prefix rules in the order FRR tries them: by `seq`, which defaults to the position
- * (5, 10, ...). `from[i]` is the index in the object of the i-th rule, to name fields.
- */
-function prefixList(rules: readonly VrfPrefixRule[] | undefined): {
-  rules: { cidr: string; ge?: number; le?: number; action: 'permit' | 'deny' }[];
-  from: number[];
-} {
-  const ordered = (rules ?? [])
-    .map((r, i) => ({ r, i, seq: r.seq ?? (i + 1) * 5 }))
-    .sort((a, b) => a.seq - b.seq);
-  return {
-    rules: ordered.map(({ r }) => ({
-      cidr: r.cidr,
-      ...(r.ge === undefined ? {} : { ge: r.ge }),
-      ...(r.le === undefined ? {} : { le: r.le }),
-      action: r.action,
-    })),
-    from: ordered.map(({ i }) => i),
-  };
-}
-
-interface Blame {
-  readonly list: 'vrfs' | 'layer2s';
-  readonly index: number;
-  /** The intent path: `vrfs[0].import[1].cidr`. */
-  readonly path: string;
-  readonly message: string;
-}
-
-/** What the routing intent's schema and the template set refuse, blamed on the object at fault. */
-function intentProblems(input: FrrIntentInput): Blame[] {
-  const parsed = FrrIntentSchema.safeParse(input);
-  const issues = parsed.success
-    ? templateIssues(parsed.data)
-    : parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
-  const out: Blame[] = [];
-  const seen = new Set<string>();
-  for (const issue of issues) {
-    const [list, index] = issue.path;
-    if ((list !== 'vrfs' && list !== 'layer2s') || typeof index !== 'number') {
-      // The node's own settings were validated with the config: nothing an object can fix.
-      throw new Error(`the routing intent refuses ${pathText(issue.path)}: ${issue.message}`);
-    }
-    if (seen.has(`${list}/${index}`)) continue;
-    seen.add(`${list}/${index}`);
-    out.push({ list, index, path: pathText(issue.path), message: issue.message });
-  }
-  return out;
-}
-
-function templateIssues(intent: FrrIntent): { path: (string | number)[]; message: string }[] {
-  try {
-    toFrrModel(intent);
-    return [];
-  } catch (e) {
-    if (!isFrrIntentError(e)) throw e;
-    return e.issues.map((i) => ({ path: parsePath(i.path), message: i.message }));
-  }
-}
-
-/** `vrfs[1].importVrfs[0]` -> ['vrfs', 1, 'importVrfs', 0]. */
-function parsePath(text: string): (string | number)[] {
-  return [...text.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
-}
-
-/** The object's field for an intent path: `vrfs[0].import[1].cidr` -> `spec.import[1].cidr`. */
-function specField(object: Vrf | Layer2Network, path: string): string {
-  let rest = path.replace(/^(vrfs|layer2s)\[\d+\]\.?/, '');
-  if (object.kind === 'VRF') {
-    if (rest === 'name') return 'metadata.name';
-    // Prefix rules were put in seq order: name the rule as the object lists it.
-    rest = rest.replace(/^(import|export)\[(\d+)\]/, (_m, list: 'import' | 'export', k: string) => {
-      const from = prefixList(object.spec[list]).from[Number(k)];
-      return `${list}[${from ?? k}]`;
-    });
-    rest = rest.replace(/^staticRoutes\[(\d+)\]\.nexthop/, 'staticRoutes[$1].nextHop');
-  }
-  return rest ? `spec.${rest}` : 'spec';
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

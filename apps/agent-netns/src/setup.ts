@@ -19,6 +19,7 @@ import {
 } from '@fabrik/agent-runtime';
 import type { FrrTarget } from '@fabrik/frr';
 import type { EventRecorder, KubeLogger } from '@fabrik/kube';
+import { formatKubeTime } from '@fabrik/kube/labels';
 import { createNetlink } from '@fabrik/netcore/netlink';
 import type { HbrNode } from './apply.js';
 import { createFrrState } from './frr-state.js';
@@ -64,7 +65,12 @@ export function frrTarget(config: AgentNetnsConfig, file = 'config'): FrrTarget 
         message: 'required when netns is not set (FRR is addressed by its pathspace, -N NAME)',
       },
     ]);
-  return { pathspace, ...(config.netns !== undefined ? { netns: config.netns } : {}) };
+  return {
+    pathspace,
+    ...(config.netns !== undefined ? { netns: config.netns } : {}),
+    // Each FRR tool run (vtysh, every frr-reload.py step of a reload) is bounded by it.
+    toolTimeoutMs: config.frr.reloadTimeoutMs,
+  };
 }
 
 /** The HBR namespace as agent-netns drives it. */
@@ -107,9 +113,19 @@ export async function wiringOf(config: NetnsConfig, log: KubeLogger): Promise<Wi
         path: source.path,
         kinds: INTENT_KINDS.map((k) => k.kind),
         nodeName: config.nodeName,
+        requireRelayHeader: source.format === 'relay',
       }),
       ...(config.statusFile
-        ? { status: createStatusFile<NodeNetworkStatusSection>({ path: config.statusFile }) }
+        ? {
+            status: createStatusFile<NodeNetworkStatusSection>({
+              path: config.statusFile,
+              // agent-host's relay takes a status older than its netnsMaxAgeSeconds for a dead agent.
+              heartbeat: {
+                everyMs: config.statusHeartbeatSeconds * 1000,
+                stamp: (s, now) => ({ ...s, lastUpdate: formatKubeTime(now) }),
+              },
+            }),
+          }
         : {}),
     };
   }

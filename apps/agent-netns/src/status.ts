@@ -2,6 +2,7 @@ import type { NodeNetworkStatusSection } from '@fabrik/api';
 import type { FrrStatus } from '@fabrik/frr';
 import { formatKubeTime, setCondition } from '@fabrik/kube/labels';
 import type { NodeDesired } from './desired.js';
+import { generationsOf } from './node-objects.js';
 
 /** The Node condition agent-netns reports (through its section of NodeNetworkStatus). */
 export const READY_CONDITION = 'FabrikNetnsReady';
@@ -9,7 +10,7 @@ export const READY_CONDITION = 'FabrikNetnsReady';
 export interface StatusInput {
   /** What the agent wanted; undefined before its first reconcile. */
   readonly desired: NodeDesired | undefined;
-  /** Why the last apply failed (the last good state was restored, or not); undefined when it converged. */
+  /** Why the last apply failed as a whole (the last good state was restored, or not); undefined when it converged. */
   readonly failure?: string;
   readonly frr?: FrrStatus;
   /** Links owned by kind. */
@@ -22,7 +23,8 @@ export interface StatusInput {
 /**
  * The `netns` section of NodeNetworkStatus (pure):
  * - `invalid`: the last apply failed; `errorMessage` says why (the last good state was restored);
- * - `degraded`: applied, but objects were skipped (`objectErrors`, each naming its field) or the
+ * - `degraded`: applied, but objects were skipped, failed on their own or kept at their last applied
+ *   version (`objectErrors`, each naming the object and, where one is at fault, its field) or the
  *   source had documents it could not read;
  * - `provisioned`: everything applied and converged;
  * - `provisioning`: nothing reconciled yet.
@@ -49,8 +51,8 @@ export function statusSection(input: StatusInput): NodeNetworkStatusSection {
         : configStatus === 'degraded'
           ? {
               status: 'True' as const,
-              reason: 'ObjectsSkipped',
-              message: `${objectErrors.length + problems.length} object(s) skipped: ${[
+              reason: 'Degraded',
+              message: `${objectErrors.length + problems.length} object(s) not applied as they are: ${[
                 ...objectErrors.map((e) => `${e.kind} ${e.name}${e.field ? ` (${e.field})` : ''}`),
                 ...problems.map((p) => p.where),
               ].join(', ')}`.slice(0, 1024),
@@ -68,14 +70,14 @@ export function statusSection(input: StatusInput): NodeNetworkStatusSection {
     configStatus,
     ...(desired
       ? {
-          appliedGenerations: {
-            vrfs: { ...desired.appliedGenerations.vrfs },
-            layer2Networks: { ...desired.appliedGenerations.layer2Networks },
-          },
+          appliedGenerations: generationsOf(desired.objects),
         }
       : {}),
     ...(errorMessage ? { errorMessage: errorMessage.slice(0, 32_768) } : {}),
     ...(objectErrors.length > 0 ? { objectErrors: objectErrors.slice(0, 1024) } : {}),
+    ...(desired && desired.objectWarnings.length > 0
+      ? { objectWarnings: desired.objectWarnings.slice(0, 1024) }
+      : {}),
     ...(input.frr ? { frr: frrSummary(input.frr) } : {}),
     ...(input.owned ? { ownedObjects: { ...input.owned } } : {}),
     lastUpdate: formatKubeTime(input.now),

@@ -166,7 +166,7 @@ export async function writeConfig(
     underlay: { neighbors: [{ address: node.peerVtep, remoteAs: 'internal' }] },
     netns: node.hbr,
     frr: { pathspace: node.hbr, vniWaitTimeoutMs: 20_000 },
-    source: { kind: 'file', path: node.intentFile },
+    source: { kind: 'file', path: node.intentFile, format: 'relay' },
     statusFile: node.statusFile,
     stateDir: node.stateDir,
     metricsAddress: node.metrics,

@@ -28,19 +28,36 @@ describe('runAgentCli', () => {
     expect(t.out.join('')).toBe('fabrik-agent-test 1.2.3\n');
   });
 
-  it('passes --config and the other arguments to the command and returns its exit code', async () => {
+  it('passes --config to the command and returns its exit code', async () => {
     const t = io();
     let seen: unknown;
     const code = await runAgentCli(
       spec(async (ctx) => {
-        seen = { config: ctx.configPath, args: ctx.args };
+        seen = ctx.configPath;
         return EXIT.changes;
       }),
-      ['plan', '--config', '/c.yaml', '--verbose'],
+      ['plan', '--config', '/c.yaml'],
       t.io,
     );
     expect(code).toBe(1);
-    expect(seen).toEqual({ config: '/c.yaml', args: ['--verbose'] });
+    expect(seen).toBe('/c.yaml');
+  });
+
+  it('refuses an unknown option instead of falling back to the default configuration', async () => {
+    const t = io();
+    let ran = false;
+    const withDefault = {
+      ...spec(async () => {
+        ran = true;
+        return EXIT.ok;
+      }),
+      defaultConfigPath: '/etc/fabrik/default.yaml',
+    };
+    expect(await runAgentCli(withDefault, ['plan', '--confg', '/c.yaml'], t.io)).toBe(EXIT.invalid);
+    expect(ran).toBe(false);
+    expect(t.err.join('')).toBe(
+      'fabrik-agent-test plan: unknown option "--confg" (plan takes only --config FILE)\n',
+    );
   });
 
   it.each([

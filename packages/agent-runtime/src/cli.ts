@@ -20,8 +20,6 @@ export type AgentCommandName = 'run' | 'plan' | 'render' | 'cleanup';
 export interface AgentCommandContext {
   /** The `--config` file. */
   readonly configPath: string;
-  /** Arguments after the command that are not `--config`. */
-  readonly args: readonly string[];
   /** Writes to standard output (what `plan` and `render` print). */
   readonly out: (text: string) => void;
   /** Writes to standard error. */
@@ -78,7 +76,6 @@ export async function runAgentCli(
     return EXIT.invalid;
   }
   let configPath = spec.defaultConfigPath;
-  const args: string[] = [];
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
     if (a === '--help' || a === '-h') {
@@ -93,14 +90,20 @@ export async function runAgentCli(
       }
       configPath = value;
     } else if (a.startsWith('--config=')) configPath = a.slice('--config='.length);
-    else args.push(a);
+    else {
+      // A mistyped option (`--confg x`) must not fall back to the default configuration.
+      io.err(
+        `${spec.name} ${first}: unknown ${a.startsWith('-') ? 'option' : 'argument'} ${JSON.stringify(a)} (${first} takes only --config FILE)\n`,
+      );
+      return EXIT.invalid;
+    }
   }
   if (configPath === undefined) {
     io.err(`${spec.name} ${first}: --config FILE is required\n`);
     return EXIT.invalid;
   }
   try {
-    return await command.run({ configPath, args, out: io.out, err: io.err });
+    return await command.run({ configPath, out: io.out, err: io.err });
   } catch (e) {
     if (isConfigError(e) || isInvalidInputError(e)) {
       io.err(`${spec.name} ${first}: ${e.message}\n`);

@@ -93,7 +93,7 @@ describe('withSecretNamespace', () => {
     expect(namespaceOf(withSecretNamespace(kube, { POD_NAMESPACE: '' }, 'f'))).toBe('fabrik-system');
   });
   it('leaves a file source as it is (it reads no Secrets)', () => {
-    const file = { kind: 'file' as const, path: '/run/intent.yaml' };
+    const file = { kind: 'file' as const, path: '/run/intent.yaml', format: 'plain' as const };
     expect(withSecretNamespace(file, { POD_NAMESPACE: 'fabrik' }, 'f')).toBe(file);
   });
   it('refuses a POD_NAMESPACE that is no namespace name, naming the field', () => {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile, rename } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -84,7 +84,58 @@ describe('file source (real files)', () => {
     await c.next(2);
     const s = source.snapshot();
     expect(s.objects.map((o) => o.metadata.name)).toEqual(['red']);
-    expect(s.problems[0]?.where).toBe('intent.yaml document 1');
+    // A relay file was read: what follows must be one too.
+    expect(s.problems).toEqual([
+      { where: 'intent.yaml', message: expect.stringContaining('no relay header') },
+    ]);
+  });
+
+  it('a relay file cut short, emptied, older or rewritten without its header keeps the last good objects', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'intent.yaml');
+    await writeIntentFile(path, [vrf('red'), vrf('blue')]);
+    const good = await readFile(path, 'utf8');
+    expect(good).toMatch(/^apiVersion: relay\.fabrik\.dev\/v1\nkind: RelayHeader\n/);
+    expect(good).toContain('  sequence: 1\n');
+    await writeIntentFile(path, [vrf('red'), vrf('blue'), vrf('green')]);
+    expect(await readFile(path, 'utf8')).toContain('  sequence: 2\n');
+    const newest = await readFile(path, 'utf8');
+    const c = changes();
+    const source = await started(createFileSource({ path, requireRelayHeader: true }), c.onChange);
+    const names = () => source.snapshot().objects.map((o) => o.metadata.name);
+    expect(names()).toEqual(['red', 'blue', 'green']);
+    /** Replaces the file; resolves with the problems once the source has read it (each step's differ). */
+    const replace = async (text: string) => {
+      const before = JSON.stringify(source.snapshot().problems);
+      await writeFile(join(dir, 'tmp'), text);
+      await rename(join(dir, 'tmp'), path);
+      for (let i = 0; i < 100 && JSON.stringify(source.snapshot().problems) === before; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      return source.snapshot().problems.map((p) => p.message);
+    };
+    expect(await replace(newest.slice(0, newest.length - 20))).toEqual([expect.stringContaining('digest')]);
+    expect(names()).toEqual(['red', 'blue', 'green']);
+    expect(await replace('')).toEqual([expect.stringContaining('no relay header')]);
+    expect(await replace(newest.slice(0, 30))).toEqual([expect.stringContaining('cut short')]);
+    expect(await replace(good)).toEqual([expect.stringContaining('older than 2')]);
+    expect(await replace(newest.replace('RelayHeader', 'Nothing'))).toEqual([
+      expect.stringContaining('not readable'),
+    ]);
+    expect(names()).toEqual(['red', 'blue', 'green']);
+    // A good write with a newer sequence is taken.
+    await writeIntentFile(path, [vrf('red')]);
+    for (let i = 0; i < 100 && names().length > 1; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(names()).toEqual(['red']);
+    expect(source.snapshot().problems).toEqual([]);
+  });
+
+  it('a relay file the source must read is not taken without a header at start (nothing is deleted)', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'intent.yaml');
+    await writeFile(path, '');
+    const c = changes();
+    const source = await started(createFileSource({ path, requireRelayHeader: true }), c.onChange);
+    expect(source.hasSynced()).toBe(false);
   });
 
   it('an unchanged rewrite is not a change', async () => {

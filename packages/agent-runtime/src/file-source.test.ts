@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatIntentDocuments, parseIntentDocuments } from './file-source.js';
+import { formatRelayFile } from './relay-format.js';
 
 const where = 'intent.yaml';
 const vrf = (name: string, vni: number) => ({
@@ -63,5 +64,21 @@ describe('parseIntentDocuments', () => {
 
   it('an empty text is no objects, not an error', () => {
     expect(parseIntentDocuments('', { where })).toEqual({ objects: [], problems: [], fatal: false });
+  });
+
+  it('checks a relay header: its sequence is returned; another version or a document count the file does not hold is fatal', () => {
+    const body = formatIntentDocuments([vrf('red', 1), vrf('blue', 2)]);
+    const ok = parseIntentDocuments(formatRelayFile(body, 2, 7), { where });
+    expect(ok).toMatchObject({ fatal: false, relaySequence: 7, problems: [] });
+    expect(ok.objects.map((o) => o.metadata.name)).toEqual(['red', 'blue']);
+    const newer = parseIntentDocuments(formatRelayFile(body, 2, 7).replace('version: 1', 'version: 2'), {
+      where,
+    });
+    expect(newer).toMatchObject({ fatal: true, objects: [] });
+    expect(newer.problems[0]?.message).toContain('relay format version 2');
+    const counted = parseIntentDocuments(formatRelayFile(body, 3, 7), { where });
+    expect(counted.fatal).toBe(true);
+    expect(counted.problems[0]?.message).toContain('counts 3 document(s), the file holds 2');
+    expect(parseIntentDocuments(body, { where, requireRelayHeader: true }).fatal).toBe(true);
   });
 });

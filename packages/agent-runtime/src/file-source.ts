@@ -5,6 +5,7 @@ import { basename, dirname } from 'node:path';
 import { LineCounter, parseAllDocuments, stringify } from 'yaml';
 import { writeFileAtomic } from './atomic-file.js';
 import type { IntentObject, IntentSnapshot, IntentSource, NodeInfo, SourceProblem } from './intent.js';
+import { formatRelayFile, splitRelayFile } from './relay-format.js';
 
 export interface FileSourceOptions {
   /** A multi-document YAML file of objects in their CRD shape (`apiVersion`, `kind`, `metadata`, `spec`). */
@@ -20,14 +21,22 @@ export interface FileSourceOptions {
   readonly pollIntervalMs?: number;
   /** Called when the file could not be read or watched (it is retried); default: ignored. */
   readonly onError?: (error: Error) => void;
+  /**
+   * The file is agent-host's relay (relay-format.ts): a content without a valid relay header is
+   * refused like one that is not YAML. Default: false (a hand-written file; a header, when there
+   * is one, is checked all the same).
+   */
+  readonly requireRelayHeader?: boolean;
 }
 
 /**
  * An intent source reading one file, re-read whenever it changes: `fs.watch` on its directory
  * (a writer that replaces the file by rename, as {@link writeIntentFile} does, is seen), plus a
  * periodic stat as a fallback. A missing file means the source has not answered yet (nothing is
- * deleted because of it); an empty file means "no objects". A file that is not YAML keeps the last
- * good snapshot and reports the problem.
+ * deleted because of it); an empty file means "no objects" (not for a relay file, which always has
+ * a header). A file that is not YAML, or whose relay header does not check out (cut short, another
+ * format version, a sequence older than one already read, a header gone), keeps the last good
+ * snapshot and reports the problem; before a first good read the source has not answered.
  */
 export function createFileSource(options: FileSourceOptions): IntentSource {
   const { path } = options;
@@ -37,6 +46,8 @@ export function createFileSource(options: FileSourceOptions): IntentSource {
   let snapshot: IntentSnapshot = { objects: [], problems: [] };
   let synced = false;
   let lastHash: string | undefined;
+  /** The relay sequence of the last good read; once seen, every later content must carry a header. */
+  let lastSequence: number | undefined;
   let lastStat = '';
   let watcher: FSWatcher | undefined;
   let poll: NodeJS.Timeout | undefined;
@@ -58,14 +69,41 @@ export function createFileSource(options: FileSourceOptions): IntentSource {
       lastStat = 'missing';
       return;
     }
-    const hash = createHash('sha256').update(text).digest('hex');
+    // A relay file rewritten with the same objects (a new sequence) is no change.
+    const hash = createHash('sha256')
+      .update(intentDocumentsOf(text) ?? text)
+      .digest('hex');
     if (hash === lastHash) return;
     lastHash = hash;
-    const { fatal, ...parsed } = parseIntentDocuments(text, {
+    const {
+      fatal: unreadable,
+      relaySequence,
+      ...read
+    } = parseIntentDocuments(text, {
       where: name,
       kinds,
       nodeName: options.nodeName,
+      requireRelayHeader: options.requireRelayHeader === true || lastSequence !== undefined,
     });
+    const stale =
+      !unreadable &&
+      lastSequence !== undefined &&
+      relaySequence !== undefined &&
+      relaySequence < lastSequence;
+    const parsed = stale
+      ? {
+          ...read,
+          problems: [
+            ...read.problems,
+            {
+              where: name,
+              message: `relay sequence ${relaySequence} is older than ${lastSequence}, already read: ignored`,
+            },
+          ],
+        }
+      : read;
+    const fatal = unreadable || stale;
+    if (!fatal && relaySequence !== undefined) lastSequence = relaySequence;
     if (fatal && synced) {
       // Keep applying what the file said last; report why the new content is ignored.
       snapshot = { ...snapshot, problems: parsed.problems };
@@ -146,20 +184,45 @@ export interface ParseIntentOptions {
   readonly where: string;
   readonly kinds?: ReadonlySet<string>;
   readonly nodeName?: string;
+  /** A text without a relay header is `fatal` (the reader expects agent-host's relay file). */
+  readonly requireRelayHeader?: boolean;
 }
 
 /**
  * Pure: the documents of a multi-document YAML text as objects. A document that is not an object
  * with `apiVersion`, `kind` and `metadata.name` is reported and skipped; `fatal` when the text is
- * not YAML at all.
+ * not YAML at all, or its relay header (relay-format.ts) does not check out: another version, a
+ * digest or a document count the rest does not match, none where one is required.
+ * `relaySequence`: the header's sequence, when there is one.
  */
 export function parseIntentDocuments(
   text: string,
   options: ParseIntentOptions,
-): IntentSnapshot & { readonly fatal: boolean } {
+): IntentSnapshot & { readonly fatal: boolean; readonly relaySequence?: number } {
+  const relay = splitRelayFile(text);
+  const fail = (message: string) => ({
+    objects: [],
+    problems: [{ where: options.where, message }],
+    fatal: true,
+  });
+  if ('problem' in relay) return fail(relay.problem);
+  if (relay.header === undefined && options.requireRelayHeader)
+    return fail('no relay header (an empty or cut file, or not written by the relay): refused');
+  const { documents, ...parsed } = parseDocuments(relay.body, options);
+  if (relay.header === undefined || parsed.fatal) return parsed;
+  if (documents !== relay.header.objects)
+    return fail(`the relay header counts ${relay.header.objects} document(s), the file holds ${documents}`);
+  return { ...parsed, relaySequence: relay.header.sequence };
+}
+
+function parseDocuments(
+  text: string,
+  options: ParseIntentOptions,
+): IntentSnapshot & { readonly fatal: boolean; readonly documents: number } {
   const objects: IntentObject[] = [];
   const problems: SourceProblem[] = [];
   let node: NodeInfo | undefined;
+  let documents = 0;
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { prettyErrors: false, lineCounter: lines });
   const list = Array.isArray(docs) ? docs : [docs];
@@ -168,10 +231,11 @@ export function parseIntentDocuments(
     if (doc.errors.length > 0) {
       const e = doc.errors[0]!;
       problems.push({ where, message: `line ${lines.linePos(e.pos[0]).line}: ${e.message.split('\n')[0]}` });
-      return { objects: [], problems, fatal: true };
+      return { objects: [], problems, fatal: true, documents };
     }
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue; // an empty document (`---` at the end)
+    documents++;
     const problem = objectShapeProblem(value);
     if (problem) {
       problems.push({ where, message: problem });
@@ -186,7 +250,7 @@ export function parseIntentDocuments(
     if (options.kinds && !options.kinds.has(object.kind)) continue;
     objects.push(object);
   }
-  return { objects, problems, fatal: false, ...(node ? { node } : {}) };
+  return { objects, problems, fatal: false, documents, ...(node ? { node } : {}) };
 }
 
 function objectShapeProblem(value: unknown): string | undefined {
@@ -217,9 +281,28 @@ export function formatIntentDocuments(objects: readonly IntentObject[]): string 
 
 /**
  * Writes objects atomically into the file a file source reads (what agent-host's relay does for
- * the HBR container). Readers see the old file or the new one, never a part.
+ * the HBR container), as a relay file: a header with the next sequence (one more than the file's
+ * now) and the digest. Readers see the old file or the new one, never a part.
  */
 export async function writeIntentFile(path: string, objects: readonly IntentObject[]): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFileAtomic(path, formatIntentDocuments(objects));
+  const sequence = (await relaySequenceOf(path)) + 1;
+  await writeFileAtomic(path, formatRelayFile(formatIntentDocuments(objects), objects.length, sequence));
+}
+
+/** The sequence of the relay file at `path`, also of a damaged one (its readers may have seen it); 0 without one. */
+async function relaySequenceOf(path: string): Promise<number> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  const relay = splitRelayFile(text);
+  if ('header' in relay) return relay.header?.sequence ?? 0;
+  return Number(/^ {2}sequence: (\d+)$/m.exec(text)?.[1] ?? 0);
+}
+
+/**
+ * The object documents of a relay file, without its header (to compare with
+ * {@link formatIntentDocuments}); undefined when `text` is no valid relay file (it needs writing).
+ */
+export function intentDocumentsOf(text: string | undefined): string | undefined {
+  const relay = text === undefined ? undefined : splitRelayFile(text);
+  return relay && 'header' in relay && relay.header !== undefined ? relay.body : undefined;
 }

@@ -16,8 +16,11 @@ export {
   createFileSource,
   parseIntentDocuments,
   formatIntentDocuments,
+  intentDocumentsOf,
   writeIntentFile,
 } from './file-source.js';
+export { formatRelayFile, splitRelayFile, RELAY_FORMAT_VERSION } from './relay-format.js';
+export type { RelayFile, RelayHeader } from './relay-format.js';
 export type { FileSourceOptions, ParseIntentOptions } from './file-source.js';
 export { createWorkQueue, backoffDelay, DEFAULT_BACKOFF } from './work-queue.js';
 export type { WorkQueue, WorkQueueOptions, WorkResult } from './work-queue.js';
@@ -51,5 +54,5 @@ export { createStreamTrigger } from './stream-trigger.js';
 export type { EventStream, StreamTriggerOptions } from './stream-trigger.js';
 export { watchFile } from './watch-file.js';
 export type { FileWatch, WatchFileOptions } from './watch-file.js';
-export { scheduleIntent } from './scheduling.js';
-export type { ScheduledIntent, ScheduleOptions } from './scheduling.js';
+export { keptMessage, scheduleIntent, scheduledKey } from './scheduling.js';
+export type { ScheduledIntent, ScheduledObject, ScheduleOptions } from './scheduling.js';

@@ -102,11 +102,54 @@ describe('scheduleIntent', () => {
         { rack: 'a' },
       ),
     );
-    expect(s.bgpPeerings.map((p) => p.metadata.name)).toEqual(['metallb']);
+    // `password` is no field of BGPPeering: dropped and reported, as any field of a newer version.
+    expect(s.bgpPeerings.map((p) => p.metadata.name)).toEqual(['metallb', 'plain-password']);
     expect(s.notScheduled).toEqual(['BGPPeering elsewhere']);
     expect(s.objectErrors.map(({ kind, name, field }) => ({ kind, name, field }))).toEqual([
       { kind: 'BGPPeering', name: 'no-vrf', field: 'spec.vrf' },
+    ]);
+    expect(s.objectWarnings.map(({ kind, name, field }) => ({ kind, name, field }))).toEqual([
       { kind: 'BGPPeering', name: 'plain-password', field: 'spec.password' },
+    ]);
+  });
+
+  it('schedules an object without the fields a newer API version added, and reports them', () => {
+    const s = scheduleIntent(snapshot([l2('web', { vni: 2100, vlan: 100, futureKnob: 'on' })]));
+    expect(s.layer2Networks.map((l) => l.spec)).toEqual([
+      { vni: 2100, vlan: 100, mtu: 1500, neighSuppression: true },
+    ]);
+    expect(s.objectErrors).toEqual([]);
+    expect(s.objectWarnings).toEqual([
+      expect.objectContaining({ kind: 'Layer2Network', name: 'web', field: 'spec.futureKnob' }),
+    ]);
+  });
+
+  it('keeps the last applied version of an object edited into an invalid or conflicting state', () => {
+    const applied = scheduleIntent(
+      snapshot([
+        l2('web', { vni: 2100, vlan: 100 }, '2026-01-01T00:00:00Z'),
+        l2('db', { vni: 2200, vlan: 200 }, '2026-01-02T00:00:00Z'),
+        l2('app', { vni: 2300, vlan: 300 }, '2026-01-03T00:00:00Z'),
+      ]),
+    );
+    const lastApplied = new Map(applied.layer2Networks.map((l) => [`Layer2Network/${l.metadata.name}`, l]));
+    const s = scheduleIntent(
+      snapshot([
+        l2('web', { vni: 2100, vlan: 5000 }, '2026-01-01T00:00:00Z'), // invalid now
+        l2('db', { vni: 2200, vlan: 100 }, '2026-01-02T00:00:00Z'), // takes web's VLAN
+        l2('new', { vni: 2400, vlan: 4095 }), // invalid, never applied
+      ]),
+      { lastApplied },
+    );
+    // app was deleted: it goes; web and db stay as they were applied; new is skipped.
+    expect(s.layer2Networks.map((l) => [l.metadata.name, l.spec.vlan])).toEqual([
+      ['db', 200],
+      ['web', 100],
+    ]);
+    expect(s.objectErrors.map(({ name, field, message }) => ({ name, field, message }))).toEqual([
+      { name: 'db', field: 'spec.vlan', message: expect.stringMatching(/keeps its last applied state\)$/) },
+      { name: 'new', field: 'spec.vlan', message: expect.not.stringContaining('keeps') },
+      { name: 'web', field: 'spec.vlan', message: expect.stringMatching(/keeps its last applied state\)$/) },
     ]);
   });
 });

@@ -15,7 +15,7 @@ export {
   hasHostBits,
 } from './primitives.js';
 export { ApiValidationError, isApiValidationError, isPathWithin, parseWith } from './validation.js';
-export type { FieldIssue, ParseResult } from './validation.js';
+export type { FieldIssue, ParseOptions, ParseResult } from './validation.js';
 export { withRules, CEL_VALIDATIONS } from './rules.js';
 export type { ObjectRule, CelValidation } from './rules.js';
 export {
@@ -139,6 +139,8 @@ export {
   TrunkConfig,
   RelayConfig,
   physicalInterfaceName,
+  physicalInterfaceVlans,
+  carriesLayer2Networks,
   parseAgentHostConfig,
 } from './config/agent-host-config.js';
 export type { AgentHostConfigInput } from './config/agent-host-config.js';

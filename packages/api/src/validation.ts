@@ -37,17 +37,48 @@ export class ApiValidationError extends FabrikError<'API_VALIDATION_FAILED'> {
 
 export const isApiValidationError = errorGuard(ApiValidationError);
 
-/** The outcome of a `parse<Kind>` call: the typed, defaulted object, or the error naming the fields. */
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: ApiValidationError };
+/**
+ * The outcome of a `parse<Kind>` call: the typed, defaulted object, or the error naming the fields.
+ * With unknown fields tolerated, `unknownFields` lists those that were dropped (`spec.newField`).
+ */
+export type ParseResult<T> =
+  { ok: true; value: T; unknownFields?: readonly string[] } | { ok: false; error: ApiValidationError };
+
+export interface ParseOptions {
+  /**
+   * `refuse` (default): an unknown field makes the object invalid, as the API server's structural
+   * schema does. `ignore`: unknown fields are dropped and listed in `unknownFields`, and the rest
+   * is validated as usual: what an agent does with an object a newer CRD version wrote.
+   */
+  readonly unknownFields?: 'refuse' | 'ignore';
+}
+
+/** Nesting levels of unknown fields dropped one after the other before giving up. */
+const MAX_UNKNOWN_FIELD_PASSES = 8;
 
 /** Runs `schema` over `input`; `subject` says what was validated, for the error message. */
 export function parseWith<S extends z.ZodType>(
   schema: S,
   subject: (input: unknown) => string,
   input: unknown,
+  options: ParseOptions = {},
 ): ParseResult<z.output<S>> {
-  const result = schema.safeParse(input);
-  if (result.success) return { ok: true, value: result.data };
+  let result = schema.safeParse(input);
+  const unknownFields: string[] = [];
+  if (options.unknownFields === 'ignore') {
+    let current = input;
+    for (let pass = 0; !result.success && pass < MAX_UNKNOWN_FIELD_PASSES; pass++) {
+      const unknown = result.error.issues.flatMap((i) =>
+        i.code === 'unrecognized_keys' ? i.keys.map((k) => [...i.path, k]) : [],
+      );
+      if (unknown.length === 0) break;
+      current = withoutPaths(current, unknown);
+      unknownFields.push(...unknown.map(pathText));
+      result = schema.safeParse(current);
+    }
+  }
+  if (result.success)
+    return { ok: true, value: result.data, ...(unknownFields.length > 0 ? { unknownFields } : {}) };
   // The zod error is not kept: some of its issues carry the rejected input value.
   // An unknown key is reported at the key itself (`spec.vnii: unknown field`), as kubectl does.
   const issues = result.error.issues.flatMap((i) =>
@@ -59,3 +90,16 @@ export function parseWith<S extends z.ZodType>(
   );
   return { ok: false, error: new ApiValidationError(subject(input), issues) };
 }
+
+/** A copy of `input` without the fields at `paths` (the input itself is never changed). */
+function withoutPaths(input: unknown, paths: readonly (readonly PropertyKey[])[]): unknown {
+  const copy: unknown = structuredClone(input);
+  for (const path of paths) {
+    let at: unknown = copy;
+    for (const key of path.slice(0, -1)) at = isRecord(at) ? at[key as string] : undefined;
+    if (isRecord(at)) delete at[path[path.length - 1] as string];
+  }
+  return copy;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

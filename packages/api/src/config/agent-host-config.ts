@@ -25,7 +25,14 @@ export const PhysicalInterface = z.union([
     .object({
       name: InterfaceName,
       /** The VLANs the uplink trunks (OVS `trunks`); absent: every VLAN. */
-      allowedVLANs: z.array(VlanIdOrRange).min(1).max(4094),
+      allowedVLANs: z.array(VlanIdOrRange).min(1).max(4094).optional(),
+      /**
+       * On the bridge that carries the trunk: the uplink may carry the VLANs of Layer2Networks too,
+       * joining each EVPN network to the physical VLAN of the same id. Only for a physical segment
+       * that reaches one node this way: two such nodes on one segment make a loop. Default false:
+       * a Layer2Network whose VLAN the uplink carries is refused on the node.
+       */
+      carryLayer2Networks: z.boolean().default(false),
     })
     .strict(),
 ]);
@@ -35,6 +42,15 @@ export type PhysicalInterface = z.infer<typeof PhysicalInterface>;
 export function physicalInterfaceName(entry: PhysicalInterface): string {
   return typeof entry === 'string' ? entry : entry.name;
 }
+
+/** The VLAN ids and ranges an uplink may carry; undefined: every VLAN. */
+export function physicalInterfaceVlans(entry: PhysicalInterface): readonly (number | string)[] | undefined {
+  return typeof entry === 'string' ? undefined : entry.allowedVLANs;
+}
+
+/** The uplink was explicitly allowed to carry Layer2Networks' VLANs on the trunk's bridge. */
+export const carriesLayer2Networks = (entry: PhysicalInterface): boolean =>
+  typeof entry !== 'string' && entry.carryLayer2Networks;
 
 /** An OVS bridge for secondary networks and the host NICs that are its uplinks (Antrea's fields). */
 export const OvsBridgeConfig = z
@@ -83,6 +99,11 @@ export const RelayConfig = z
   .object({
     intentFile: AbsolutePath,
     statusFile: AbsolutePath,
+    /**
+     * agent-netns rewrites its status file at least every statusHeartbeatSeconds: one older than
+     * this is published with FabrikNetnsReady False (agent-netns stopped or hangs).
+     */
+    netnsMaxAgeSeconds: z.number().int().min(2).max(3600).default(60),
   })
   .strict();
 export type RelayConfig = z.infer<typeof RelayConfig>;
@@ -124,7 +145,22 @@ export const AgentHostConfig = z
         const owner = nicAt.get(name);
         if (owner !== undefined) issue(path, `"${name}" is already an uplink of ${owner}`);
         else nicAt.set(name, `bridge ${b.bridgeName}`);
+        // OVS switches between the uplinks of a bridge: two NICs on one segment loop through it.
+        if (j > 0)
+          issue(
+            path,
+            `a second uplink of bridge ${b.bridgeName} (after ${physicalInterfaceName(b.physicalInterfaces[0]!)}) would loop with it through the bridge: give the bridge one uplink (a Linux bond of the NICs for redundancy) or each NIC a bridge of its own`,
+          );
       });
+      // An uplink trunking every VLAN on the trunk's bridge carries every Layer2Network's VLAN.
+      if (c.trunk?.attach === 'ovs' && c.trunk.bridge === b.bridgeName)
+        b.physicalInterfaces.forEach((entry, j) => {
+          if (physicalInterfaceVlans(entry) !== undefined || carriesLayer2Networks(entry)) return;
+          issue(
+            ['secondaryNetwork', 'ovsBridges', i, 'physicalInterfaces', j],
+            `"${physicalInterfaceName(entry)}" would carry every VLAN on bridge ${b.bridgeName}, which also carries the trunk ${c.trunk!.hostInterface}: the Layer2Networks' VLANs would reach the physical network from every node (a loop); list its allowedVLANs (Layer2Networks on them are then refused), or set carryLayer2Networks`,
+          );
+        });
     });
     if (c.trunk) {
       if (c.trunk.attach === 'ovs' && c.trunk.bridge === undefined) {

@@ -38,6 +38,11 @@ export const AgentNetnsConfig = z
     source: IntentSource,
     /** With a file source: the netns section of NodeNetworkStatus, written atomically for agent-host. */
     statusFile: AbsolutePath.optional(),
+    /**
+     * The status file is rewritten (a fresh lastUpdate) at least this often, also when nothing
+     * changed: agent-host's relay takes an older one for a stopped agent (relay.netnsMaxAgeSeconds).
+     */
+    statusHeartbeatSeconds: z.number().int().min(1).max(3600).default(20),
     stateDir: AbsolutePath.default('/var/lib/fabrik/agent-netns'),
     metricsAddress: ListenAddress.default(':9721'),
     healthAddress: ListenAddress.default(':9722'),

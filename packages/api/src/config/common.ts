@@ -39,6 +39,12 @@ export const IntentSource = z.discriminatedUnion('kind', [
       kind: z.literal('file'),
       /** A multi-document YAML of VRF and Layer2Network objects in the CRD's shape; re-read on change. */
       path: AbsolutePath,
+      /**
+       * `relay`: the file is agent-host's relay (a header with format version, sequence and
+       * digest): a content without a valid header (empty, cut short, older) is refused and the last
+       * good intent kept. `plain`: a file written by hand (a header, when present, is still checked).
+       */
+      format: z.enum(['plain', 'relay']).default('plain'),
     })
     .strict(),
 ]);

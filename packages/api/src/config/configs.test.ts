@@ -33,6 +33,7 @@ describe('AgentNetnsConfig', () => {
       metricsAddress: ':9721',
       healthAddress: ':9722',
       resyncSeconds: 300,
+      statusHeartbeatSeconds: 20,
     });
   });
   it('names the field of every mistake, never echoing a password', () => {
@@ -89,8 +90,8 @@ describe('AgentHostConfig', () => {
     const r = parseAgentHostConfig(await example('agent-host.yaml'));
     expect(r.ok ? [] : r.error.issues).toEqual([]);
     expect(
-      r.ok && r.value.secondaryNetwork.ovsBridges[0]?.physicalInterfaces.map(physicalInterfaceName),
-    ).toEqual(['eth1', 'eth2']);
+      r.ok && r.value.secondaryNetwork.ovsBridges.map((b) => b.physicalInterfaces.map(physicalInterfaceName)),
+    ).toEqual([[], ['eth1']]);
   });
   it("still reads cni-ovs's files: an empty file and one with only secondaryNetwork", () => {
     expect(parseAgentHostConfig({}).ok).toBe(true);
@@ -116,7 +117,7 @@ describe('AgentHostConfig', () => {
     const r = parseAgentHostConfig({
       secondaryNetwork: {
         ovsBridges: [
-          { bridgeName: 'br-a', physicalInterfaces: ['eth1', { name: 'eth2', allowedVLANs: ['300-200'] }] },
+          { bridgeName: 'br-a', physicalInterfaces: [{ name: 'eth2', allowedVLANs: ['300-200'] }] },
           { bridgeName: 'br-a', physicalInterfaces: [{ name: 'eth1', allowedVLANs: [100] }] },
         ],
       },
@@ -129,14 +130,42 @@ describe('AgentHostConfig', () => {
       'healthAddress',
       'ovsdbSocket',
       'relay.statusFile',
-      'secondaryNetwork.ovsBridges[0].physicalInterfaces[1].allowedVLANs[0]',
+      'secondaryNetwork.ovsBridges[0].physicalInterfaces[0].allowedVLANs[0]',
       'secondaryNetwork.ovsBridges[1].bridgeName',
-      'secondaryNetwork.ovsBridges[1].physicalInterfaces[0]',
       'trunk.bridge',
     ]);
   });
+  it('refuses configurations that loop: two uplinks on a bridge, an uplink of every VLAN beside the trunk', () => {
+    const two = parseAgentHostConfig({
+      secondaryNetwork: { ovsBridges: [{ bridgeName: 'br-a', physicalInterfaces: ['eth1', 'eth2'] }] },
+    });
+    expect(!two.ok && two.error.issues).toEqual([
+      {
+        path: 'secondaryNetwork.ovsBridges[0].physicalInterfaces[1]',
+        message: expect.stringMatching(/^a second uplink of bridge br-a \(after eth1\) would loop/),
+      },
+    ]);
+    const withTrunk = (uplink: unknown) =>
+      parseAgentHostConfig({
+        secondaryNetwork: { ovsBridges: [{ bridgeName: 'br-sec', physicalInterfaces: [uplink] }] },
+        trunk: { hostInterface: 'tr-host', attach: 'ovs', bridge: 'br-sec' },
+      });
+    const every = withTrunk('eth1');
+    expect(!every.ok && every.error.issues).toEqual([
+      {
+        path: 'secondaryNetwork.ovsBridges[0].physicalInterfaces[0]',
+        message: expect.stringMatching(
+          /^"eth1" would carry every VLAN on bridge br-sec, which also carries the trunk tr-host/,
+        ),
+      },
+    ]);
+    expect(withTrunk({ name: 'eth1', allowedVLANs: ['100-299'] }).ok).toBe(true);
+    expect(withTrunk({ name: 'eth1', carryLayer2Networks: true }).ok).toBe(true);
+  });
   it('ties the trunk to a bridge only when it is attached to OVS', () => {
-    const bridges = { ovsBridges: [{ bridgeName: 'br-sec', physicalInterfaces: ['eth1'] }] };
+    const bridges = {
+      ovsBridges: [{ bridgeName: 'br-sec', physicalInterfaces: [{ name: 'eth1', allowedVLANs: [100] }] }],
+    };
     expect(
       pathsOf(
         parseAgentHostConfig({ secondaryNetwork: bridges, trunk: { hostInterface: 't', attach: 'ovs' } }),

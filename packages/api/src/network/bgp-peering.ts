@@ -4,7 +4,7 @@ import { Conditions, LabelSelector, ObjectName, objectMeta, objectNameOf } from 
 import { Asn } from '../primitives.js';
 import { BfdTimers } from '../routing-intent/schema.js';
 import { withRules } from '../rules.js';
-import { parseWith, type ParseResult } from '../validation.js';
+import { parseWith, type ParseOptions, type ParseResult } from '../validation.js';
 import { KubeIpAddress, NetworkCidr } from './fields.js';
 import { KubeFilter } from './filter.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
@@ -163,6 +163,6 @@ export const BGP_PEERING_RESOURCE: ResourceKind = {
 };
 
 /** Validates a BGPPeering object (parsed YAML/JSON) and applies defaults; errors name the field (`spec.address`). */
-export function parseBgpPeering(input: unknown): ParseResult<BgpPeering> {
-  return parseWith(BgpPeering, (i) => `BGPPeering ${objectNameOf(i)}`, input);
+export function parseBgpPeering(input: unknown, options?: ParseOptions): ParseResult<BgpPeering> {
+  return parseWith(BgpPeering, (i) => `BGPPeering ${objectNameOf(i)}`, input, options);
 }

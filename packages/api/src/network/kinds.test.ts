@@ -31,6 +31,30 @@ describe('network kinds', () => {
     expect(!r.ok && r.error.issues.map((i) => i.path)).toEqual(['spec.vlan']);
     expect(!r.ok && r.error.message).toMatch(/^invalid Layer2Network web: spec\.vlan: /);
   });
+  it('refuses unknown fields by default; ignores and lists them when asked (a newer CRD version)', () => {
+    const newer = {
+      ...l2({ vni: 2100, vlan: 100, futureKnob: true, anycastGateways: ['10.1.0.1/24'] }),
+      status: { conditions: [], futureStatus: 1 },
+      futureTop: {},
+    };
+    const strict = parseLayer2Network(newer);
+    expect(!strict.ok && strict.error.issues.map((i) => i.path).sort()).toEqual([
+      'futureTop',
+      'spec.futureKnob',
+      'status.futureStatus',
+    ]);
+    const tolerant = parseLayer2Network(newer, { unknownFields: 'ignore' });
+    expect(tolerant.ok && tolerant.value.spec).toMatchObject({ vni: 2100, vlan: 100, mtu: 1500 });
+    expect(tolerant.ok && [...(tolerant.unknownFields ?? [])].sort()).toEqual([
+      'futureTop',
+      'spec.futureKnob',
+      'status.futureStatus',
+    ]);
+    expect(newer.spec).toHaveProperty('futureKnob'); // the input is not changed
+    // Known fields are still checked: an unknown field does not hide an invalid one.
+    const bad = parseLayer2Network(l2({ vni: 2100, vlan: 5000, futureKnob: 1 }), { unknownFields: 'ignore' });
+    expect(!bad.ok && bad.error.issues.map((i) => i.path)).toEqual(['spec.vlan']);
+  });
   it('checks rules across fields of one object', () => {
     const vrf = parseVrf({
       apiVersion: API_VERSION,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Conditions, LabelSelector, ObjectName, objectMeta, objectNameOf } from '../kube/meta.js';
 import { MacAddress, VlanId, Vni } from '../primitives.js';
 import { withRules } from '../rules.js';
-import { parseWith, type ParseResult } from '../validation.js';
+import { parseWith, type ParseOptions, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
 import { VrfObjectName } from './vrf.js';
 import { KubeInterfaceAddress, KubeRouteTarget } from './fields.js';
@@ -94,6 +94,6 @@ export const LAYER2_NETWORK_RESOURCE: ResourceKind = {
 };
 
 /** Validates a Layer2Network object and applies defaults; errors name the field (`spec.vlan`). */
-export function parseLayer2Network(input: unknown): ParseResult<Layer2Network> {
-  return parseWith(Layer2Network, (i) => `Layer2Network ${objectNameOf(i)}`, input);
+export function parseLayer2Network(input: unknown, options?: ParseOptions): ParseResult<Layer2Network> {
+  return parseWith(Layer2Network, (i) => `Layer2Network ${objectNameOf(i)}`, input, options);
 }

@@ -17,7 +17,7 @@ export type ConfigStatus = (typeof CONFIG_STATUSES)[number];
 export const NODE_NETWORK_STATUS_SECTIONS = ['netns', 'host'] as const;
 export type NodeNetworkStatusSectionName = (typeof NODE_NETWORK_STATUS_SECTIONS)[number];
 
-/** An object the agent skipped, and why (names the field when one field is at fault). */
+/** An object the agent did not apply as it is (or applied without a field), and why; names the field when one is at fault. */
 export const ObjectError = z
   .object({
     kind: z.enum(['VRF', 'Layer2Network', 'BGPPeering']),
@@ -55,7 +55,14 @@ export const NodeNetworkStatusSection = z
       .array(ObjectError)
       .max(1024)
       .optional()
-      .describe('Objects skipped as invalid or conflicting.'),
+      .describe(
+        'Objects not applied as they are: invalid, conflicting or refused by the node (each keeps its last applied state, if any).',
+      ),
+    objectWarnings: z
+      .array(ObjectError)
+      .max(1024)
+      .optional()
+      .describe('Objects applied with fields this agent does not know (ignored: a newer API version).'),
     frr: z
       .object({
         bgpSessionsUp: z.number().int().min(0),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Conditions, LabelSelector, objectMeta, objectNameOf } from '../kube/meta.js';
 import { celField, withRules } from '../rules.js';
-import { parseWith, type ParseResult } from '../validation.js';
+import { parseWith, type ParseOptions, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
 import { KubeIpAddress, KubeRouteTarget, NetworkCidr } from './fields.js';
 import { filterHasIpv6, KubeFilter, prefixLengthRules } from './filter.js';
@@ -283,8 +283,8 @@ export const VRF_RESOURCE: ResourceKind = {
 };
 
 /** Validates a VRF object (parsed YAML/JSON) and applies defaults; errors name the field (`spec.vni`). */
-export function parseVrf(input: unknown): ParseResult<Vrf> {
-  return parseWith(Vrf, (i) => `VRF ${objectNameOf(i)}`, input);
+export function parseVrf(input: unknown, options?: ParseOptions): ParseResult<Vrf> {
+  return parseWith(Vrf, (i) => `VRF ${objectNameOf(i)}`, input, options);
 }
 
 /**

@@ -7,16 +7,19 @@ export interface FrrTarget {
   readonly pathspace: string;
   /** Run FRR's tools inside this netns (`ip netns exec NS ...`); default: where we are. */
   readonly netns?: string;
+  /**
+   * How long one run of an FRR tool may take (a vtysh call, each frr-reload.py step of a reload):
+   * a hung FRR fails the call instead of holding its caller. Default: 120 s.
+   */
+  readonly toolTimeoutMs?: number;
 }
 
-/** Runs an FRR tool for `target`, inside its netns when one is given. */
-export function runFrrTool(
-  target: FrrTarget,
-  file: string,
-  args: readonly string[],
-  timeoutMs = 120_000,
-): Promise<RunResult> {
+const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+/** Runs an FRR tool for `target`, inside its netns when one is given, within `target.toolTimeoutMs`. */
+export function runFrrTool(target: FrrTarget, file: string, args: readonly string[]): Promise<RunResult> {
   validateNetnsName(target.pathspace);
+  const timeoutMs = target.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   return target.netns === undefined
     ? runCommand(file, args, { timeoutMs })
     : runInNetns(target.netns, file, args, { timeoutMs });
