@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ipFamily, ipToBigInt, maxPrefixLength, networkContains, nonUnicastKind, prefixLength } from './ip.js';
+import {
+  ipFamily,
+  ipToBigInt,
+  maxPrefixLength,
+  networkContains,
+  nonUnicastKind,
+  prefixLength,
+} from './ip.js';
 
 describe('address arithmetic', () => {
   it('numbers IPv4 and IPv6 addresses, compressed or with an embedded IPv4 part', () => {

@@ -46,7 +46,10 @@ describe('runCommand', () => {
 
     it('when the child exits, kills what it left running, and returns its output', async () => {
       const started = Date.now();
-      const r = await runCommand('sh', ['-c', forker('echo done')], { timeoutMs: 30_000, processGroup: true });
+      const r = await runCommand('sh', ['-c', forker('echo done')], {
+        timeoutMs: 30_000,
+        processGroup: true,
+      });
       expect(Date.now() - started).toBeLessThan(5000);
       expect(r.stdout).toBe('done\n');
       expect(await alive(Number(r.stderr.trim()))).toBe(false);
