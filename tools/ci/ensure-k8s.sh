@@ -7,10 +7,11 @@
 # The first build takes several minutes on a 2-core machine (README, "Requirements").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source tools/ci/go-build.sh
 
 src=tools/k8s
 version=$(awk '$1 == "k8s.io/kubernetes" { print $2 }' "$src/go.mod")
-digest=$(cat "$src/go.mod" "$src/go.sum" "$src/etcd/main.go" "$0" | sha256sum | cut -c1-12)
+digest=$(cat "$src/go.mod" "$src/go.sum" "$src/etcd/main.go" "$0" tools/ci/go-build.sh | sha256sum | cut -c1-12)
 out=${FABRIK_K8S_CACHE:-/var/cache/fabrik/k8s}/$version-$digest
 link=node_modules/.cache/fabrik/k8s
 binaries=(kube-apiserver kubectl etcd)
@@ -18,35 +19,14 @@ binaries=(kube-apiserver kubectl etcd)
 have_all() { for b in "${binaries[@]}"; do [[ -x $1/$b ]] || return 1; done; }
 
 if ! have_all "$out"; then
-  command -v go >/dev/null || { echo "ensure-k8s: no Go toolchain (the golang-go package or the machine's Go)" >&2; exit 1; }
   echo "ensure-k8s: building kube-apiserver and kubectl $version and etcd $(awk '$1 == "go.etcd.io/etcd/server/v3" { print $2 }' "$src/go.mod") with $(go version | cut -d' ' -f3) into $out"
-  t0=$SECONDS
-  log=$(mktemp)
-  trap 'rm -f "$log"' EXIT
-  # Downloading first tells a refused module apart from a failed compile.
-  if ! (cd "$src" && go mod download) >"$log" 2>&1; then
-    echo "ensure-k8s: the Go module proxy did not serve every pinned module:" >&2
-    grep -E '@v[0-9]|: (reading|verifying|unrecognized|not found|410|404)' "$log" | grep -v '^# get' | tail -n 20 >&2 || tail -n 20 "$log" >&2
-    exit 1
-  fi
-  echo "ensure-k8s: modules downloaded ($((SECONDS - t0)) s); compiling (progress: one line a minute)"
-  tmp=$out.tmp.$$
-  rm -rf "$tmp" && mkdir -p "$tmp"
   # The release's version, as kubernetes' own build stamps it (hack/lib/version.sh): without it the
   # server reports v0.0.0-master and `kubectl version` cannot tell which release a test met.
   minor=${version#v1.} minor=${minor%%.*}
   stamp=k8s.io/component-base/version
   ldflags="-s -X $stamp.gitVersion=$version -X $stamp.gitMajor=1 -X $stamp.gitMinor=$minor -X $stamp.gitTreeState=clean"
   ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=$version -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
-  (cd "$src" && go build -trimpath -ldflags="$ldflags" -o "$tmp/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl ./etcd) &
-  build=$!
-  while kill -0 "$build" 2>/dev/null; do
-    for _ in $(seq 60); do kill -0 "$build" 2>/dev/null || break; sleep 1; done
-    kill -0 "$build" 2>/dev/null && echo "ensure-k8s: still compiling ($((SECONDS - t0)) s)"
-  done
-  wait "$build" || { echo "ensure-k8s: go build failed (above)" >&2; rm -rf "$tmp"; exit 1; }
-  rm -rf "$out" && mv "$tmp" "$out"
-  echo "ensure-k8s: built in $((SECONDS - t0)) s: $("$out/kube-apiserver" --version), etcd $("$out/etcd" --version | awk 'NR == 1 { print $3 }')"
+  go_build_into ensure-k8s "$src" "$out" "$ldflags" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl ./etcd
+  echo "ensure-k8s: $("$out/kube-apiserver" --version), etcd $("$out/etcd" --version | awk 'NR == 1 { print $3 }')"
 fi
-mkdir -p "$(dirname "$link")"
-[[ $(readlink "$link" 2>/dev/null) == "$out" ]] || ln -sfn "$out" "$link"
+link_cache "$out" "$link"
