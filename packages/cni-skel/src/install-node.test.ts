@@ -23,6 +23,8 @@ beforeEach(async () => {
   for (const d of ['host', 'plugins', 'sa']) await mkdir(join(dir, d));
   await writeFile(join(dir, 'plugins', 'fabrik-ovs'), '#!/usr/bin/env node\nconsole.log(1)\n');
   await writeFile(join(dir, 'plugins', 'fabrik-ipam'), '#!/usr/bin/env node\nconsole.log(2)\n');
+  await mkdir(join(dir, 'plugins', 'node_modules', 'koffi'), { recursive: true });
+  await writeFile(join(dir, 'plugins', 'node_modules', 'koffi', 'index.cjs'), 'module.exports = {};\n');
   await writeFile(join(dir, 'settings.yaml'), 'cacheDir: /var/lib/cni/fabrik-ovs\n');
   await writeFile(
     join(dir, 'agent-host.yaml'),
@@ -64,7 +66,11 @@ describe('install-node', () => {
       '/opt/cni/bin/fabrik-ipam',
       '/opt/cni/bin/fabrik-node',
       '/opt/cni/bin/fabrik-ovs',
+      '/opt/cni/bin/node_modules/koffi/index.cjs',
     ]);
+    expect(written.indexOf('/opt/cni/bin/node_modules/koffi/index.cjs')).toBeLessThan(
+      written.indexOf('/opt/cni/bin/fabrik-ovs'),
+    );
     expect(written.at(-1)).toBe('/etc/cni/net.d/fabrik.d/config.yaml');
     const host = (p: string) => join(dir, 'host', p);
     expect(await readFile(host('opt/cni/bin/fabrik-ovs'), 'utf8')).toBe(

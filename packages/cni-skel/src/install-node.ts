@@ -1,5 +1,5 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import {
   CNI_NODE_SETTINGS_PATH,
   parseAgentHostConfig,
@@ -13,7 +13,9 @@ import { FabrikError } from '@fabrik/api';
 // DaemonSet on every node with the node's directories under --host-root, as Multus' and Antrea's
 // installers are:
 //   - every plugin of --plugins-dir into the CNI bin directory (and, with --with-node, the Node.js
-//     running this, as <bin dir>/fabrik-node, the plugins' interpreter: nodes need no Node.js);
+//     running this, as <bin dir>/fabrik-node, the plugins' interpreter: nodes need no Node.js),
+//     with the plugins' node_modules beside them (koffi, netcore's rtnetlink FFI: no bundle holds
+//     a native binary, and Node finds it there from the plugin's own path);
 //   - the node settings file (CniNodeSettings) at /etc/cni/net.d/fabrik.d/config.yaml;
 //   - a copy of agent-host's config where the settings' agentHostConfig says (the default bridge);
 //   - fabrik-ipam's kubeconfig from this pod's ServiceAccount token where ipam.kubeconfig says;
@@ -37,6 +39,12 @@ export interface ServiceAccountCredentials {
 export interface NodeInstallInputs {
   readonly cniBinDir: string;
   readonly plugins: readonly { readonly name: string; readonly data: Uint8Array }[];
+  /** What the plugins load at run time: the files under --plugins-dir's node_modules, by relative path. */
+  readonly pluginModules: readonly {
+    readonly path: string;
+    readonly data: Uint8Array;
+    readonly mode: number;
+  }[];
   /** The Node.js binary to install as the plugins' interpreter, if any. */
   readonly nodeBinary?: string;
   readonly settingsText: string;
@@ -92,6 +100,9 @@ export function planNodeInstall(inputs: NodeInstallInputs): NodeFile[] {
   const interpreter = inputs.nodeBinary ? join(inputs.cniBinDir, NODE_BINARY_NAME) : undefined;
   if (inputs.nodeBinary && interpreter)
     files.push({ path: interpreter, content: { copyOf: inputs.nodeBinary }, mode: 0o755 });
+  // Before the plugins: a new plugin must find what it loads.
+  for (const m of inputs.pluginModules)
+    files.push({ path: join(inputs.cniBinDir, m.path), content: m.data, mode: m.mode });
   for (const p of inputs.plugins)
     files.push({
       path: join(inputs.cniBinDir, p.name),
@@ -244,12 +255,34 @@ export async function readInstallInputs(
   return {
     cniBinDir: options.cniBinDir,
     plugins,
+    pluginModules: await readPluginModules(options.pluginsDir),
     ...(options.withNode ? { nodeBinary: execPath } : {}),
     settingsText,
     settings: parsed.value,
     ...(agentHostConfigText !== undefined ? { agentHostConfigText } : {}),
     ...(serviceAccount ? { serviceAccount } : {}),
   };
+}
+
+/** Every file under `<pluginsDir>/node_modules` (none when it is missing), executable bits kept. */
+async function readPluginModules(pluginsDir: string): Promise<NodeInstallInputs['pluginModules']> {
+  const root = join(pluginsDir, 'node_modules');
+  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(
+    (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return [];
+      throw new InstallInputError(`--plugins-dir ${pluginsDir}: ${e.message}`, { cause: e });
+    },
+  );
+  const modules = [];
+  for (const entry of entries.filter((e) => e.isFile())) {
+    const path = join(entry.parentPath, entry.name);
+    modules.push({
+      path: relative(pluginsDir, path),
+      data: await readFile(path),
+      mode: (await stat(path)).mode & 0o111 ? 0o755 : 0o644,
+    });
+  }
+  return modules.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
 const sameContent = async (path: string, content: string | Uint8Array): Promise<boolean> =>

@@ -168,9 +168,10 @@ describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni')
     }
     expect(await probe()).toBe('ready');
     // Every file is where it belongs and no temporary file is left behind.
-    expect(
-      (await runCommand('find', [host, '-type', 'f', '-printf', '%P\\n'])).stdout.split('\n').sort(),
-    ).toEqual([
+    const installed = (await runCommand('find', [host, '-type', 'f', '-printf', '%P\\n'])).stdout.split('\n');
+    // The plugins' node_modules (koffi and this platform's native binary) beside them.
+    expect(installed).toContain('opt/cni/bin/node_modules/koffi/package.json');
+    expect(installed.filter((f) => !f.startsWith('opt/cni/bin/node_modules/')).sort()).toEqual([
       '',
       'etc/cni/net.d/fabrik.d/config.yaml',
       'etc/cni/net.d/fabrik.d/fabrik-ipam.kubeconfig',
