@@ -440,7 +440,8 @@ describe('deploy/base', () => {
           relay.statusFile,
           JSON.stringify({
             configStatus: 'provisioned',
-            lastUpdate: '2026-11-30T10:00:00Z',
+            // Fresh, as agent-netns writes it: an older status means agent-netns stopped reporting.
+            lastUpdate: new Date().toISOString(),
             conditions: [
               {
                 type: 'FabrikNetnsReady',
