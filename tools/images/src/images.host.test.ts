@@ -4,6 +4,7 @@
 import { copyFile, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { formatRelayFile } from '@fabrik/agent-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -472,7 +473,8 @@ describe.skipIf(unbuildable.get('fabrik-hbr') !== undefined)(title('fabrik-hbr')
       await mkdir(conf, { recursive: true });
       await mkdir(join(dir, 'hbr-state'), { recursive: true });
       await copyFile(join(REPO_ROOT, 'deploy/base/config/agent-netns.yaml'), join(conf, 'agent-netns.yaml'));
-      await writeFile(join(relay, 'intent.yaml'), '');
+      // agent-host's first relay write: no objects yet, in the relay format agent-netns requires.
+      await writeFile(join(relay, 'intent.yaml'), formatRelayFile('', 0, 1));
       await run(
         'fabrik-hbr',
         [
