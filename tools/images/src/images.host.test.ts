@@ -89,7 +89,9 @@ describe.skipIf(unbuildable.get('fabrik-cni') !== undefined)(title('fabrik-cni')
   let api: KubeApiServer;
   beforeAll(async () => {
     api = await startKubeApiServer({ dir: join(dir, 'api') });
-  });
+    // fabrik as installed: the namespace, fabrik-cni's ServiceAccount and what RBAC grants it.
+    await api.kubectl('apply', '-k', join(REPO_ROOT, 'deploy/base'));
+  }, 120_000);
   afterAll(() => api?.destroy());
 
   it('answers --version', async () => {
