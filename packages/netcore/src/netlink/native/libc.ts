@@ -29,8 +29,11 @@ export interface Libc {
   setsockopt(fd: number, level: number, name: number, value: Buffer, len: number): number;
   sendto(fd: number, buf: Buffer, len: number, flags: number, addr: null, addrLen: number): number;
   recv(fd: number, buf: Buffer, len: number, flags: number): number;
-  /** `recv` on a thread of the pool (the monitor waits for multicast messages this way). */
-  recvAsync(fd: number, buf: Buffer, len: number, flags: number): Promise<number>;
+  /**
+   * Waits on a thread of the pool until `fd` is readable (> 0) or `timeoutMs` passed (0): the
+   * monitor's wait for multicast messages. -1 on failure, whose errno stays on that thread.
+   */
+  pollReadable(fd: number, timeoutMs: number): Promise<number>;
   setns(fd: number, nstype: number): number;
   close(fd: number): number;
   errno(): number;
@@ -70,16 +73,20 @@ function load(): Libc | NativeNetlinkUnavailableError {
   try {
     // glibc's soname; musl's libc answers to the same functions under its own name.
     const lib = openLibc(koffi);
-    const recv = lib.func('intptr_t recv(int, _Out_ void *, size_t, int)');
+    const poll = lib.func('int poll(_Inout_ void *, unsigned long, int)');
     return {
       socket: lib.func('int socket(int, int, int)'),
       bind: lib.func('int bind(int, const void *, uint32_t)'),
       setsockopt: lib.func('int setsockopt(int, int, int, const void *, uint32_t)'),
       sendto: lib.func('intptr_t sendto(int, const void *, size_t, int, const void *, uint32_t)'),
-      recv,
-      recvAsync: (fd, buf, len, flags) =>
+      recv: lib.func('intptr_t recv(int, _Out_ void *, size_t, int)'),
+      pollReadable: (fd, timeoutMs) =>
         new Promise((resolve, reject) => {
-          recv.async(fd, buf, len, flags, (err: unknown, n: number) => (err ? reject(err) : resolve(n)));
+          // struct pollfd { int fd; short events = POLLIN; short revents; }
+          const pollfd = Buffer.alloc(8);
+          pollfd.writeInt32LE(fd, 0);
+          pollfd.writeInt16LE(1, 4);
+          poll.async(pollfd, 1, timeoutMs, (err: unknown, n: number) => (err ? reject(err) : resolve(n)));
         }),
       setns: lib.func('int setns(int, int)'),
       close: lib.func('int close(int)'),

@@ -21,8 +21,7 @@ import {
 import { libc, type Libc } from './libc.js';
 import { MessageBuilder, attrStr, parseAttrs, splitMessages, type NetlinkMessage } from './wire.js';
 
-const SOL_SOCKET = 1;
-const SO_RCVTIMEO = 20;
+const MSG_DONTWAIT = 0x40;
 /** NETLINK_CAP_ACK: an error message carries the header of the failed request, not its payload. */
 const NETLINK_CAP_ACK = 10;
 /** Big enough for any rtnetlink datagram (the kernel fills dump datagrams up to 32 KiB). */
@@ -55,6 +54,8 @@ export class NetlinkSocket {
   private seq = Math.floor(Math.random() * 0x7fffffff);
   private readonly rx = Buffer.alloc(RECEIVE_BUFFER);
   private closed = false;
+  /** How long {@link next} waits for a datagram; -1: until one comes. */
+  private waitMs = -1;
 
   private constructor(
     private readonly c: Libc,
@@ -162,27 +163,29 @@ export class NetlinkSocket {
     }
   }
 
-  /** The next datagram's messages, waiting on a thread of the pool (multicast subscribers). */
+  /**
+   * The next datagram's messages (multicast subscribers), or none after the wait set by
+   * {@link setReceiveTimeout}. The wait runs on a thread of the pool; the read itself runs here,
+   * where errno can be read (koffi's errno is this thread's, not the pool's).
+   */
   async next(): Promise<NetlinkMessage[]> {
+    // -1: poll failed on the pool's thread (EINTR, as a rule), whose errno is not readable here.
+    if ((await this.c.pollReadable(this.fd, this.waitMs)) <= 0) return [];
     const buf = Buffer.alloc(RECEIVE_BUFFER);
-    const n = Number(await this.c.recvAsync(this.fd, buf, buf.length, 0));
+    const n = Number(this.c.recv(this.fd, buf, buf.length, MSG_DONTWAIT));
     if (n < 0) {
       const errno = this.c.errno();
-      // EAGAIN: the receive timeout passed (the monitor's chance to notice stop()); EINTR; ENOBUFS:
-      // the kernel dropped events this socket had no room for (a monitor goes on, as `ip monitor` does).
+      // EAGAIN: nothing after all; EINTR; ENOBUFS: the kernel dropped events this socket had no
+      // room for (a monitor goes on, as `ip monitor` does).
       if (errno === 11 || errno === 4 || errno === 105) return [];
       throw systemError(this.c, 'recv(netlink)');
     }
     return splitMessages(buf.subarray(0, n));
   }
 
-  /** Makes {@link next} return empty-handed after `ms` without a datagram (SO_RCVTIMEO). */
+  /** Makes {@link next} return empty-handed after `ms` without a datagram (the monitor's chance to notice stop()). */
   setReceiveTimeout(ms: number): void {
-    const tv = Buffer.alloc(16);
-    tv.writeBigInt64LE(BigInt(Math.floor(ms / 1000)), 0);
-    tv.writeBigInt64LE(BigInt((ms % 1000) * 1000), 8);
-    if (this.c.setsockopt(this.fd, SOL_SOCKET, SO_RCVTIMEO, tv, tv.length) < 0)
-      throw systemError(this.c, 'setsockopt(SO_RCVTIMEO)');
+    this.waitMs = ms;
   }
 
   private errorOf(m: NetlinkMessage): NetlinkErrno | undefined {
