@@ -14,7 +14,7 @@ import {
   type Logger,
 } from '@fabrik/agent-runtime';
 import { LAYER2_NETWORK_RESOURCE, VRF_RESOURCE } from '@fabrik/api';
-import { createNetlink } from '@fabrik/netcore/netlink';
+import { createIprouteNetlink } from '@fabrik/netcore/netlink';
 import { loadHostConfig, type HostConfig } from './config.js';
 import { planHost, reconcileHost, type HostAgentContext } from './host-agent.js';
 import { createJournalStore } from './journal.js';
@@ -93,7 +93,7 @@ async function oneShotContext(config: HostConfig, logger: Logger): Promise<HostA
   return {
     ...(afterJournalStep ? { afterJournalStep } : {}),
     config,
-    netlink: createNetlink({ journal: createCreationJournal(config.stateDir) }),
+    netlink: createIprouteNetlink({ journal: createCreationJournal(config.stateDir) }),
     ovs: await connectOvsOnce(config.ovsdbSocket, logger),
     journals: createJournalStore(config.stateDir, (path, reason) =>
       logger.error({ path, reason }, 'unreadable journal ignored'),

@@ -24,7 +24,7 @@ import {
   type ObjectError,
 } from '@fabrik/api';
 import { createEventRecorder, loadKubeConfig, type Condition, type EventRecorder } from '@fabrik/kube';
-import { createNetlink } from '@fabrik/netcore/netlink';
+import { createIprouteNetlink } from '@fabrik/netcore/netlink';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { reconcileHost, type HostAgentContext, type WatchedNames } from './host-agent.js';
 import { heldIpPoolClients, inProcessIpam } from './cni-ipam.js';
@@ -139,7 +139,8 @@ export async function runAgent(
       enqueue = () => {};
     },
   };
-  const netlink = createNetlink({ journal: createCreationJournal(config.stateDir) });
+  // iproute2 for the reconcile, as agent-netns (setup.ts says why); the CNI socket's path is native.
+  const netlink = createIprouteNetlink({ journal: createCreationJournal(config.stateDir) });
   const ctx: HostAgentContext = {
     config,
     netlink,

@@ -20,7 +20,7 @@ import {
 import type { FrrTarget } from '@fabrik/frr';
 import type { EventRecorder, KubeLogger } from '@fabrik/kube';
 import { formatKubeTime } from '@fabrik/kube/labels';
-import { createNetlink } from '@fabrik/netcore/netlink';
+import { createIprouteNetlink } from '@fabrik/netcore/netlink';
 import type { HbrNode } from './apply.js';
 import { createFrrState } from './frr-state.js';
 import { READY_CONDITION } from './status.js';
@@ -76,7 +76,9 @@ export function frrTarget(config: AgentNetnsConfig, file = 'config'): FrrTarget 
 /** The HBR namespace as agent-netns drives it. */
 export function hbrNodeOf(config: NetnsConfig): HbrNode {
   return {
-    netlink: createNetlink({
+    // iproute2 until the agents pass the lab on the native backend (issue 34: with it, agent.lab's
+    // reconciles stalled in the lab kernel); the CNI path is native.
+    netlink: createIprouteNetlink({
       ...(config.netns === undefined ? {} : { netns: config.netns }),
       journal: createCreationJournal(config.stateDir),
     }),
