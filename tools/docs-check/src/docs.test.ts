@@ -1,0 +1,40 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadHostConfig } from '@fabrik/agent-host';
+import { loadNetnsConfig } from '@fabrik/agent-netns';
+import { describe, expect, it } from 'vitest';
+import { checkDocs, problemText } from './check-docs.js';
+
+// The repository's docs against the repository: what they name exists, what they show as a
+// configuration loads. Objects of examples/ (valid, lab and invalid) are checked where their
+// schemas live: packages/api/src/examples.test.ts.
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const env = { NODE_NAME: 'node-1' };
+
+describe('the docs', () => {
+  it('name only files and npm scripts that exist', () => {
+    expect(checkDocs(root).map(problemText)).toEqual([]);
+  });
+});
+
+describe('configuration files', () => {
+  // The agents' own loaders: the schema plus what they check beyond it (agent-netns: where FRR runs).
+  it.each(['examples/config/agent-netns.yaml', 'deploy/base/config/agent-netns.yaml'])(
+    '%s loads as agent-netns loads it',
+    async (file) => {
+      await expect(loadNetnsConfig(`${root}${file}`, env)).resolves.toMatchObject({ nodeName: 'node-1' });
+    },
+  );
+  it.each(['examples/config/agent-host.yaml', 'deploy/base/config/agent-host.yaml'])(
+    '%s loads as agent-host loads it',
+    async (file) => {
+      await expect(loadHostConfig(`${root}${file}`, env)).resolves.toMatchObject({ nodeName: 'node-1' });
+    },
+  );
+  it('examples/ has no directory that no test reads', () => {
+    const dirs = readdirSync(`${root}examples`, { withFileTypes: true }).filter((d) => d.isDirectory());
+    // config: this file; invalid and lab (and the top level): packages/api/src/examples.test.ts.
+    expect(dirs.map((d) => d.name).sort()).toEqual(['config', 'invalid', 'lab']);
+  });
+});
