@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadHostConfig } from '@fabrik/agent-host';
 import { loadNetnsConfig } from '@fabrik/agent-netns';
@@ -15,6 +15,25 @@ const env = { NODE_NAME: 'node-1' };
 describe('the docs', () => {
   it('name only files and npm scripts that exist', () => {
     expect(checkDocs(root).map(problemText)).toEqual([]);
+  });
+});
+
+/** The workspace packages published to npm: those without `"private": true`. */
+function publishedPackages(): string[] {
+  return ['packages', 'apps', 'tools']
+    .flatMap((dir) => readdirSync(`${root}${dir}`).map((name) => `${root}${dir}/${name}/package.json`))
+    .filter((file) => existsSync(file))
+    .map((file) => JSON.parse(readFileSync(file, 'utf8')) as { name: string; private?: boolean })
+    .filter((pkg) => pkg.private !== true)
+    .map((pkg) => pkg.name)
+    .sort();
+}
+
+describe('the published packages', () => {
+  it.each(['README.md', 'CONTRIBUTING.md', '.changeset/README.md'])('are all named in %s', (doc) => {
+    const text = readFileSync(`${root}${doc}`, 'utf8');
+    expect(publishedPackages().length).toBeGreaterThan(0);
+    expect(publishedPackages().filter((name) => !text.includes(`\`${name}\``))).toEqual([]);
   });
 });
 
