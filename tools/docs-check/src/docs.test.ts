@@ -1,9 +1,18 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadHostConfig } from '@fabrik/agent-host';
+import { AgentHostConfig, AgentNetnsConfig } from '@fabrik/api';
 import { loadNetnsConfig } from '@fabrik/agent-netns';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { checkDocs, problemText } from './check-docs.js';
+import {
+  schemaFields,
+  tableFields,
+  undocumentedFields,
+  unknownFields,
+  type JsonSchema,
+} from './config-fields.js';
 
 // The repository's docs against the repository: what they name exists, what they show as a
 // configuration loads. Objects of examples/ (valid, lab and invalid) are checked where their
@@ -34,6 +43,38 @@ describe('the published packages', () => {
     const text = readFileSync(`${root}${doc}`, 'utf8');
     expect(publishedPackages().length).toBeGreaterThan(0);
     expect(publishedPackages().filter((name) => !text.includes(`\`${name}\``))).toEqual([]);
+  });
+});
+
+describe("the agents' configuration fields in the docs", () => {
+  const fieldsOf = (schema: z.ZodType) =>
+    schemaFields(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema);
+  const netns = fieldsOf(AgentNetnsConfig);
+  const host = fieldsOf(AgentHostConfig);
+  const both = new Set([...netns].filter((field) => host.has(field)));
+  const doc = (file: string) => readFileSync(`${root}${file}`, 'utf8');
+  const config = doc('docs/config.md');
+  const shared = tableFields(config, 'Shared by both agents');
+  const netnsNamed = tableFields(config, 'agent-netns');
+  const hostNamed = tableFields(config, 'agent-host');
+
+  it('docs/config.md reads its three tables', () => {
+    expect([shared, netnsNamed, hostNamed].map((named) => named.length > 5)).toEqual([true, true, true]);
+  });
+  it.each([
+    ['docs/config.md, shared', shared, both],
+    ['docs/config.md, agent-netns', netnsNamed, netns],
+    ['docs/config.md, agent-host', hostNamed, host],
+    ['docs/agent-netns.md', tableFields(doc('docs/agent-netns.md'), 'Configuration'), netns],
+    ['docs/agent-host.md', tableFields(doc('docs/agent-host.md'), 'Configuration'), host],
+  ])('%s names only fields the schema has', (_doc, named, fields) => {
+    expect(unknownFields(named, fields)).toEqual([]);
+  });
+  it('docs/config.md documents every field of AgentNetnsConfig', () => {
+    expect(undocumentedFields(netns, [...shared, ...netnsNamed])).toEqual([]);
+  });
+  it('docs/config.md documents every field of AgentHostConfig', () => {
+    expect(undocumentedFields(host, [...shared, ...hostNamed])).toEqual([]);
   });
 });
 
