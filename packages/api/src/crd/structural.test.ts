@@ -157,6 +157,7 @@ describe('generated CRDs', () => {
       'bgpp',
       'ipp',
       'nns',
+      'nnc',
       'net-attach-def',
     ]);
   });
