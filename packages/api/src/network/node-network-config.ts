@@ -37,7 +37,9 @@ const LinkMtu = z.number().int().min(1280).max(9216);
 /** How the node reaches the HBR and the fabric; each field absent: the node's own setting. */
 export const NodeUnderlay = z
   .object({
-    trunkMtu: LinkMtu.optional().describe('MTU of the trunk veth (tr): the largest Layer2Network MTU it carries.'),
+    trunkMtu: LinkMtu.optional().describe(
+      'MTU of the trunk veth (tr): the largest Layer2Network MTU it carries.',
+    ),
     hbnMtu: LinkMtu.optional().describe("MTU of the hbn veth between the node and the HBR's hbr VRF."),
   })
   .strict();
@@ -138,7 +140,9 @@ export const NodeNetworkConfigAgentStatus = z
   .object({
     appliedRevision: z.string().max(64).optional().describe('The spec.revision the agent last applied.'),
     configStatus: z.enum(CONFIG_STATUSES).optional(),
-    heartbeat: Timestamp.describe('When the agent last wrote this section (at least every heartbeat period).'),
+    heartbeat: Timestamp.describe(
+      'When the agent last wrote this section (at least every heartbeat period).',
+    ),
     objectErrors: z.array(ObjectError).max(1024).optional(),
   })
   .strict();
@@ -148,7 +152,9 @@ export type NodeNetworkConfigAgentStatus = z.infer<typeof NodeNetworkConfigAgent
 export const NodeNetworkConfigStatus = z
   .object({
     host: NodeNetworkConfigAgentStatus.optional().describe('Written by agent-host.'),
-    netns: NodeNetworkConfigAgentStatus.optional().describe('Written by agent-netns (relayed by agent-host).'),
+    netns: NodeNetworkConfigAgentStatus.optional().describe(
+      'Written by agent-netns (relayed by agent-host).',
+    ),
     conditions: Conditions.optional().describe('Written by fabrik-operator (IdentityAllocated).'),
   })
   .strict();
