@@ -89,6 +89,11 @@ export function startController(options: ControllerOptions): Controller {
     kc,
     onChange: (reason) => queue.addAfter(CLUSTER_KEY, reason, config.debounceMs),
   });
+  // Changes seen before every informer synced were dropped (a pass needs all of them): one pass now.
+  const synced = informers.waitForSync().then(
+    () => queue.add(CLUSTER_KEY, 'synced'),
+    () => undefined, // stopped before it synced
+  );
 
   async function writeNode(rendered: RenderedNode, existing: ExistingConfig | undefined): Promise<boolean> {
     let current = existing;
@@ -177,7 +182,7 @@ export function startController(options: ControllerOptions): Controller {
   return {
     idle: async () => {
       await informers.waitForSync();
-      queue.add(CLUSTER_KEY, 'synced');
+      await synced;
       await queue.idle();
     },
     lastPass: () => last,
