@@ -1,6 +1,8 @@
 // fabrik-operator against the real kube-apiserver (etcd + kube-apiserver of @fabrik/testkit, with
 // the CRDs of deploy/crds): 200 Nodes, restarts, churn, annotations. Every assertion is on API
-// objects: NodeNetworkConfigs, their status, Events.
+// objects: NodeNetworkConfigs, their status, Events. The operator runs with its own ServiceAccount's
+// token and the grants of deploy/operator/rbac.yaml, so every call it makes is one RBAC allows.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -31,6 +33,8 @@ const logger = createLogger({ name: 'fabrik-operator', level: 'silent' });
 
 let server: KubeApiServer;
 let kc: KubeConfig;
+/** The operator's own: fabrik-operator's ServiceAccount token. */
+let operatorKc: KubeConfig;
 let controller: Controller | undefined;
 const loose = z.looseObject({ metadata: ObjectMeta });
 
@@ -71,13 +75,26 @@ function expectDistinct(ids: ReadonlyMap<string, NodeIdentity>): void {
 
 async function restartController(): Promise<void> {
   await controller?.stop();
-  controller = startController({ kc, config, logger, instance: 'test' });
+  controller = startController({ kc: operatorKc, config, logger, instance: 'test' });
   await controller.idle();
 }
 
 beforeAll(async () => {
   server = await startKubeApiServer();
   kc = loadKubeConfig({ kubeconfig: server.kubeconfigPath }).kc;
+  const deploy = join(import.meta.dirname, '../../../deploy');
+  await server.kubectl(
+    'apply',
+    '-f',
+    join(deploy, 'base/namespace.yaml'),
+    '-f',
+    join(deploy, 'base/rbac.yaml'), // the Role fabrik-events the operator's binding names
+    '-f',
+    join(deploy, 'operator/rbac.yaml'),
+  );
+  operatorKc = loadKubeConfig({
+    kubeconfig: await server.writeServiceAccountKubeconfig('fabrik-system', 'fabrik-operator'),
+  }).kc;
   await customObjects(kc, VRF_RESOURCE, loose).create({
     apiVersion: API_VERSION,
     kind: 'VRF',
