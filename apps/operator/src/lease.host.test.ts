@@ -1,5 +1,7 @@
 // The Lease against the real kube-apiserver: one replica holds it, the other waits, and takes it when
-// it is handed back or when its holder stops renewing. Asserted on the Lease object.
+// it is handed back. Asserted on the Lease object. The replicas use fabrik-operator's ServiceAccount
+// token with deploy/operator/rbac.yaml's grants.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -17,21 +19,33 @@ const logger = createLogger({ name: 'fabrik-operator', level: 'silent' });
 
 let server: KubeApiServer;
 let kc: KubeConfig;
+let operatorKc: KubeConfig;
 beforeAll(async () => {
   server = await startKubeApiServer({ crdDirs: [] });
   kc = loadKubeConfig({ kubeconfig: server.kubeconfigPath }).kc;
+  const deploy = join(import.meta.dirname, '../../../deploy');
+  await server.kubectl(
+    'apply',
+    '-f',
+    join(deploy, 'base/namespace.yaml'),
+    '-f',
+    join(deploy, 'operator/rbac.yaml'),
+  );
+  operatorKc = loadKubeConfig({
+    kubeconfig: await server.writeServiceAccountKubeconfig('fabrik-system', 'fabrik-operator'),
+  }).kc;
 }, 120_000);
 afterAll(() => server?.destroy());
 
 const holder = async () =>
-  (await customObjects(kc, LEASES, Lease).get('fabrik-operator', 'default')).spec?.holderIdentity ?? '';
+  (await customObjects(kc, LEASES, Lease).get('fabrik-operator', 'fabrik-system')).spec?.holderIdentity ?? '';
 
 describe('acquireLease', () => {
   it('lets one replica hold the Lease; the other takes it when it is handed back', async () => {
     const stop = new AbortController();
     const options = {
-      kc,
-      namespace: 'default',
+      kc: operatorKc,
+      namespace: 'fabrik-system',
       name: 'fabrik-operator',
       durationSeconds: 2,
       logger,
