@@ -154,7 +154,14 @@ describe('fabrik-operator on a real API server', () => {
       const got = await configs().get(nodeName(7));
       return got.spec.layer2Networks?.length === 1 && got;
     });
-    expect(c.spec.layer2Networks?.[0]?.spec).toEqual({ vni: 2110, vlan: 110, vrf: 'red' });
+    // As the API server holds it: the CRD's defaults applied.
+    expect(c.spec.layer2Networks?.[0]?.spec).toEqual({
+      vni: 2110,
+      vlan: 110,
+      vrf: 'red',
+      mtu: 1500,
+      neighSuppression: true,
+    });
     expect(c.spec.revision).not.toBe(first.get(nodeName(7))!.spec.revision);
     expect(c.spec.identity).toEqual(first.get(nodeName(7))!.spec.identity);
   });
