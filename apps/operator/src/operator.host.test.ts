@@ -21,6 +21,7 @@ import { createLogger } from '@fabrik/agent-runtime';
 import { startKubeApiServer, until, type KubeApiServer } from '@fabrik/testkit';
 import { OperatorConfig } from './config.js';
 import { startController, type Controller } from './controller.js';
+import { renderNodeNow } from './render-now.js';
 
 const NODE_COUNT = 200;
 const GRACE_SECONDS = 3;
@@ -190,6 +191,13 @@ describe('fabrik-operator on a real API server', () => {
     const later = await until('node-later config', async () => (await configsByName()).get('node-later'));
     expect(later.spec.identity).toEqual(held);
   }, 60_000);
+
+  it("render --node prints what run wrote for the node (from one list, with the operator's grants)", async () => {
+    const written = await configs().get(nodeName(7));
+    const rendered = await renderNodeNow(operatorKc, config, nodeName(7));
+    expect(rendered?.spec).toEqual(written.spec);
+    expect(await renderNodeNow(operatorKc, config, 'no-such-node')).toBeUndefined();
+  });
 
   it('honours an explicit annotation', async () => {
     await createNodes(['node-pinned'], {
