@@ -1,7 +1,15 @@
 import { z } from 'zod';
-import { Cidr, HostBridge, NamespaceName, NodeUnderlay, ObjectName, VrfName } from '@fabrik/api';
+import {
+  BgpAsn,
+  Cidr,
+  HostBridge,
+  ListenAddress,
+  NamespaceName,
+  NodeUnderlay,
+  ObjectName,
+  VrfName,
+} from '@fabrik/api';
 import { loadConfig } from '@fabrik/agent-runtime';
-import { BgpAsn } from '@fabrik/api';
 
 /** Where fabrik-operator reads its configuration. */
 export const OPERATOR_CONFIG_PATH = '/etc/fabrik/operator.yaml';
@@ -40,6 +48,8 @@ export const OperatorConfig = z
       .default(600),
     /** Changes arriving within this long are rendered in one pass. */
     debounceMs: z.number().int().min(0).max(1000).default(200),
+    metricsAddress: ListenAddress.default(':9741'),
+    healthAddress: ListenAddress.default(':9742'),
     /** The Lease that lets one replica be active. */
     lease: z
       .object({

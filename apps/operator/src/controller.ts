@@ -7,6 +7,7 @@ import type { OperatorConfig } from './config.js';
 import { startClusterInformers, type ClusterInformers, type ExistingConfig } from './cluster-informers.js';
 import { identityCondition } from './identity/conditions.js';
 import { nodeNetworkConfigOf, renderCluster, type RenderedNode } from './render.js';
+import type { OperatorMetrics } from './metrics.js';
 import { canonicalJson } from './revision.js';
 
 // The operator's loop: every change of a Node, a network object or a NodeNetworkConfig marks the
@@ -27,6 +28,7 @@ export interface ControllerOptions {
   /** `reportingInstance` of Events: this replica. */
   readonly instance: string;
   readonly clock?: () => Date;
+  readonly metrics?: OperatorMetrics;
 }
 
 export interface PassResult {
@@ -41,6 +43,9 @@ export interface Controller {
   idle(): Promise<void>;
   /** The last pass's counts. */
   lastPass(): PassResult | undefined;
+  /** Why the last pass failed; undefined after a pass that succeeded. */
+  lastError(): unknown;
+  hasSynced(): boolean;
   stop(): Promise<void>;
 }
 
@@ -74,14 +79,27 @@ export function startController(options: ControllerOptions): Controller {
   /** The identity problems last reported per node: an Event goes out for new ones only. */
   const reported = new Map<string, string>();
   let last: PassResult | undefined;
+  let lastError: unknown;
+  const metrics = options.metrics;
   /** Wakes a pass when the earliest grace period ends (not a queue entry: idle() does not wait for it). */
   let graceTimer: NodeJS.Timeout | undefined;
 
   const queue = createWorkQueue({
     process: async () => {
-      if (!informers.hasSynced()) return 'done'; // the sync's own changes enqueue again
-      last = await pass();
-      return 'done';
+      if (!informers.hasSynced()) return 'done'; // a pass follows the sync
+      const timer = metrics?.passSeconds.startTimer();
+      try {
+        last = await pass();
+        lastError = undefined;
+        metrics?.passes.inc({ result: 'success' });
+        return 'done';
+      } catch (error) {
+        lastError = error;
+        metrics?.passes.inc({ result: 'error' });
+        throw error;
+      } finally {
+        timer?.();
+      }
     },
     onError: (_key, error) => logger.error({ err: error }, 'pass failed; retrying'),
   });
@@ -103,12 +121,15 @@ export function startController(options: ControllerOptions): Controller {
         type: 'apply',
         force: true,
       });
+      metrics?.writes.inc({ verb: 'apply' });
       applied = true;
     }
     const conditions = (current?.status?.conditions as Condition[] | undefined) ?? [];
     const next = setCondition(conditions, identityCondition(rendered.identityProblems), clock());
-    if (next.changed)
+    if (next.changed) {
       await configsApi.patchStatus(rendered.name, { status: { conditions: next.conditions } });
+      metrics?.writes.inc({ verb: 'status' });
+    }
     return applied;
   }
 
@@ -146,6 +167,7 @@ export function startController(options: ControllerOptions): Controller {
       }
       try {
         await configsApi.delete(name, c.metadata.uid ? { uid: c.metadata.uid } : {});
+        metrics?.writes.inc({ verb: 'delete' });
         logger.info({ node: name }, 'NodeNetworkConfig of a deleted Node removed after the grace period');
       } catch (error) {
         if (!isNotFoundError(error)) throw error;
@@ -175,6 +197,8 @@ export function startController(options: ControllerOptions): Controller {
       );
     const problems = rendered.reduce((n, r) => n + r.identityProblems.length, 0);
     const result = { nodes: rendered.length, applied, deleted: gone.deleted, problems };
+    metrics?.nodes.set(result.nodes);
+    metrics?.identityProblems.set(problems);
     logger.info({ ...result, ms: Date.now() - started }, 'pass');
     return result;
   }
@@ -186,6 +210,8 @@ export function startController(options: ControllerOptions): Controller {
       await queue.idle();
     },
     lastPass: () => last,
+    lastError: () => lastError,
+    hasSynced: () => informers.hasSynced(),
     stop: async () => {
       clearTimeout(graceTimer);
       await informers.stop();
