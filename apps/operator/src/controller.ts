@@ -36,6 +36,7 @@ export interface PassResult {
   readonly applied: number;
   readonly deleted: number;
   readonly problems: number;
+  readonly durationMs: number;
 }
 
 export interface Controller {
@@ -196,10 +197,16 @@ export function startController(options: ControllerOptions): Controller {
         gone.nextInMs + 10,
       );
     const problems = rendered.reduce((n, r) => n + r.identityProblems.length, 0);
-    const result = { nodes: rendered.length, applied, deleted: gone.deleted, problems };
+    const result = {
+      nodes: rendered.length,
+      applied,
+      deleted: gone.deleted,
+      problems,
+      durationMs: Date.now() - started,
+    };
     metrics?.nodes.set(result.nodes);
     metrics?.identityProblems.set(problems);
-    logger.info({ ...result, ms: Date.now() - started }, 'pass');
+    logger.info(result, 'pass');
     return result;
   }
 
