@@ -74,6 +74,7 @@ export function startController(options: ControllerOptions): Controller {
     component: FIELD_MANAGER,
     host: options.instance,
     clock,
+    log: logger,
   });
   /** When each NodeNetworkConfig without a Node was first seen so (this replica's memory). */
   const goneSince = new Map<string, number>();
@@ -106,6 +107,7 @@ export function startController(options: ControllerOptions): Controller {
   });
   const informers: ClusterInformers = startClusterInformers({
     kc,
+    log: logger,
     onChange: (reason) => queue.addAfter(CLUSTER_KEY, reason, config.debounceMs),
   });
   // Changes seen before every informer synced were dropped (a pass needs all of them): one pass now.
