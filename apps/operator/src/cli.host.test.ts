@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { NODE_NETWORK_CONFIG_RESOURCE, NodeNetworkConfig } from '@fabrik/api';
+import { flattenRules } from '@fabrik/deploy';
 import { NODES, NodeObject, ObjectMeta, customObjects, loadKubeConfig } from '@fabrik/kube';
 import {
   sourceCommand,
@@ -83,6 +84,32 @@ afterAll(async () => {
 describe('fabrik-operator', () => {
   it('--version names the program and its version', async () => {
     expect((await runCli('--version')).stdout).toMatch(/^fabrik-operator \d+\.\d+\.\d+\n$/);
+  });
+
+  it('deploy/operator/rbac.yaml grants exactly what run and render call (they run with this token below)', async () => {
+    const granted = flattenRules(
+      await server.rulesFor('fabrik-system', 'fabrik-operator', ['fabrik-system', 'default']),
+    );
+    // create: a server-side apply that creates the object needs it too (without it, 403).
+    expect(granted).toEqual([
+      '* core nodes list',
+      '* core nodes watch',
+      ...['bgppeerings', 'ippools', 'layer2networks'].flatMap((r) => [
+        `* network.fabrik.dev ${r} list`,
+        `* network.fabrik.dev ${r} watch`,
+      ]),
+      ...['create', 'delete', 'list', 'patch', 'watch'].map(
+        (v) => `* network.fabrik.dev nodenetworkconfigs ${v}`,
+      ),
+      '* network.fabrik.dev nodenetworkconfigs/status patch',
+      '* network.fabrik.dev vrfs list',
+      '* network.fabrik.dev vrfs watch',
+      'default core events create',
+      'default core events patch',
+      'fabrik-system coordination.k8s.io leases create',
+      'fabrik-system coordination.k8s.io leases[fabrik-operator] get',
+      'fabrik-system coordination.k8s.io leases[fabrik-operator] update',
+    ]);
   });
 
   it('run: takes the Lease, writes every node config, serves /readyz and /metrics, and hands the Lease back on SIGTERM', async () => {
