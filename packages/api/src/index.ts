@@ -93,6 +93,20 @@ export {
 } from './network/node-network-status.js';
 export type { ConfigStatus, NodeNetworkStatusSectionName } from './network/node-network-status.js';
 export {
+  NODE_IDENTITY_ANNOTATIONS,
+  NodeIdentity,
+  NodeUnderlay,
+  RenderedObject,
+  IpPoolVlan,
+  HostBridge,
+  NodeNetworkConfigSpec,
+  NodeNetworkConfigAgentStatus,
+  NodeNetworkConfigStatus,
+  NodeNetworkConfig,
+  NODE_NETWORK_CONFIG_RESOURCE,
+  parseNodeNetworkConfig,
+} from './network/node-network-config.js';
+export {
   NAD_GROUP,
   NAD_VERSION,
   NetworkAttachmentDefinitionSpec,

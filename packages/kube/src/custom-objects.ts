@@ -46,8 +46,13 @@ export interface ListResult<T> {
 
 export interface PatchOptions {
   readonly namespace?: string;
-  /** `merge` (default: works for every resource), `json`, or `strategic` (built-in kinds only). */
+  /**
+   * `merge` (default: works for every resource), `json`, `strategic` (built-in kinds only), or
+   * `apply` (server-side apply, with the client's fieldManager).
+   */
   readonly type?: PatchType;
+  /** Server-side apply: take over the fields other managers own instead of failing with 409. */
+  readonly force?: boolean;
 }
 
 export interface DeleteOptions {
@@ -170,7 +175,7 @@ export function customObjects<T>(
         await request({
           method: 'PATCH',
           path: objectPath(gvr, name, patchOptions.namespace),
-          query: writeQuery,
+          query: { ...writeQuery, force: patchOptions.force },
           body: patch,
           contentType: PATCH_CONTENT_TYPE[patchOptions.type ?? 'merge'],
         }),

@@ -22,6 +22,8 @@ export const PATCH_CONTENT_TYPE = {
   json: 'application/json-patch+json',
   /** Kubernetes' own: lists merged by their key (Node `status.conditions` by `type`). Built-in kinds only. */
   strategic: 'application/strategic-merge-patch+json',
+  /** Server-side apply: the body is the writer's whole intent; needs a fieldManager. JSON is YAML. */
+  apply: 'application/apply-patch+yaml',
 } as const;
 export type PatchType = keyof typeof PATCH_CONTENT_TYPE;
 

@@ -157,6 +157,7 @@ describe('generated CRDs', () => {
       'bgpp',
       'fipp',
       'fnns',
+      'fnnc',
       'net-attach-def',
     ]);
   });
