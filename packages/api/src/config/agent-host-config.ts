@@ -119,8 +119,9 @@ export const AgentHostConfig = z
     source: IntentSource.default({ kind: 'kubernetes' }),
     relay: RelayConfig.optional(),
     stateDir: AbsolutePath.default('/var/lib/fabrik/agent-host'),
-    metricsAddress: ListenAddress.default(':9731'),
-    healthAddress: ListenAddress.default(':9732'),
+    /** Loopback by default: /metrics has no authentication, and agent-host runs on the node's network. */
+    metricsAddress: ListenAddress.default('127.0.0.1:9731'),
+    healthAddress: ListenAddress.default('127.0.0.1:9732'),
     /** The Unix socket of the CNI fast path (fabrik-ovs asks agent-host instead of OVSDB). */
     cniSocket: AbsolutePath.optional(),
   })

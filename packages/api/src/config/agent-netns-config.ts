@@ -44,8 +44,9 @@ export const AgentNetnsConfig = z
      */
     statusHeartbeatSeconds: z.number().int().min(1).max(3600).default(20),
     stateDir: AbsolutePath.default('/var/lib/fabrik/agent-netns'),
-    metricsAddress: ListenAddress.default(':9721'),
-    healthAddress: ListenAddress.default(':9722'),
+    /** Loopback by default: /metrics has no authentication, and the HBR holds the uplinks. */
+    metricsAddress: ListenAddress.default('127.0.0.1:9721'),
+    healthAddress: ListenAddress.default('127.0.0.1:9722'),
   })
   .strict()
   .superRefine((c, ctx) => {
