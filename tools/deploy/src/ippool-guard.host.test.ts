@@ -15,7 +15,11 @@ const anyObject = {
   parse: (raw: unknown) =>
     raw as { metadata: { name: string; resourceVersion?: string }; spec: { ipRanges: IpRange[] } },
 };
-const POOLS = { group: IP_POOL_RESOURCE.group, version: IP_POOL_RESOURCE.version, plural: IP_POOL_RESOURCE.plural };
+const POOLS = {
+  group: IP_POOL_RESOURCE.group,
+  version: IP_POOL_RESOURCE.version,
+  plural: IP_POOL_RESOURCE.plural,
+};
 
 let api: KubeApiServer;
 let admin: KubeConfig;
@@ -45,7 +49,8 @@ const setRanges = (name: string, ipRanges: IpRange[]) =>
 async function expectRefused(call: Promise<unknown>, ...parts: string[]): Promise<void> {
   const failure = await failureOf(call);
   expect(isForbiddenError(failure), `expected 403, got ${String(failure)}`).toBe(true);
-  for (const part of [`ValidatingAdmissionPolicy '${POLICY}'`, ...parts]) expect(String(failure)).toContain(part);
+  for (const part of [`ValidatingAdmissionPolicy '${POLICY}'`, ...parts])
+    expect(String(failure)).toContain(part);
 }
 
 beforeAll(async () => {
@@ -94,7 +99,10 @@ describe('an IPPool with a CIDR range and two addresses in use', () => {
     await setRanges('pool-a', [{ cidr: '10.9.0.0/24' }]);
     expect((await pools().get('pool-a')).spec.ipRanges).toEqual([{ cidr: '10.9.0.0/24' }]);
     for (const pod of ['web-0', 'web-1'])
-      await release(ipPoolClient(admin), { pools: ['pool-a'], attachment: { containerID: `c-${pod}`, ifName: 'net1' } });
+      await release(ipPoolClient(admin), {
+        pools: ['pool-a'],
+        attachment: { containerID: `c-${pod}`, ifName: 'net1' },
+      });
     await setRanges('pool-a', [{ cidr: '10.9.0.128/25' }]);
     await pools().delete('pool-a');
     expect(isNotFoundError(await failureOf(pools().get('pool-a')))).toBe(true);
@@ -115,7 +123,10 @@ describe('an IPPool with a start-end range in use', () => {
   });
 
   it('cannot replace it by another range (CEL cannot tell whether the new one holds the address)', async () => {
-    await expectRefused(setRanges('pool-b', [{ start: '10.9.1.10', end: '10.9.1.30' }]), `${db0} (default/db-0)`);
+    await expectRefused(
+      setRanges('pool-b', [{ start: '10.9.1.10', end: '10.9.1.30' }]),
+      `${db0} (default/db-0)`,
+    );
     await expectRefused(setRanges('pool-b', [{ cidr: '10.9.2.0/24' }]), `${db0} (default/db-0)`);
   });
 

@@ -185,7 +185,8 @@ describe.each(KUSTOMIZATIONS)('%s', (k) => {
         const [agent] = spec.containers;
         // Each probe asks the loopback (where healthAddress listens by default) for its path.
         const asks = (probe: Probe | undefined, path: string) => {
-          if (probe?.httpGet) return `http://${probe.httpGet.host}:${probe.httpGet.port}${probe.httpGet.path}`;
+          if (probe?.httpGet)
+            return `http://${probe.httpGet.host}:${probe.httpGet.port}${probe.httpGet.path}`;
           return /http:\/\/[^'"]+/.exec(probe?.exec?.command.join(' ') ?? '')?.[0] ?? `nothing for ${path}`;
         };
         const config = ds.metadata.name === 'fabrik-hbr' ? netnsConfig(k) : hostConfig(k);

@@ -44,9 +44,17 @@ let agent: KubeConfig;
 const nodes = (kc: KubeConfig) => customObjects(kc, NODES, NodeObject);
 const statuses = (kc: KubeConfig) => customObjects(kc, NNS, anyObject);
 const nodeStatus = (kc: KubeConfig, name: string) =>
-  statuses(kc).create({ apiVersion: 'network.fabrik.dev/v1alpha1', kind: 'NodeNetworkStatus', metadata: { name } });
+  statuses(kc).create({
+    apiVersion: 'network.fabrik.dev/v1alpha1',
+    kind: 'NodeNetworkStatus',
+    metadata: { name },
+  });
 const kubeletReady = (status: 'True' | 'False') => ({
-  status: { conditions: [{ type: 'Ready', status, reason: 'KubeletReady', message: 'kubelet is posting ready status' }] },
+  status: {
+    conditions: [
+      { type: 'Ready', status, reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+    ],
+  },
 });
 
 /** Expects `call` refused by the policy (403) with a message containing `message`. */
@@ -104,7 +112,12 @@ describe('agent-host with a token bound to its Pod on node-a', () => {
   });
 
   it("sets node-a's FabrikHostReady condition; the kubelet's Ready stays", async () => {
-    await patchNodeCondition(agent, OWN, { type: 'FabrikHostReady', status: 'True', reason: 'Applied', message: 'ok' });
+    await patchNodeCondition(agent, OWN, {
+      type: 'FabrikHostReady',
+      status: 'True',
+      reason: 'Applied',
+      message: 'ok',
+    });
     const conditions = (await nodes(admin).get(OWN)).status?.conditions ?? [];
     expect(conditions).toContainEqual(expect.objectContaining({ type: 'FabrikHostReady', status: 'True' }));
     expect(conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True' }));
@@ -117,7 +130,7 @@ describe('agent-host with a token bound to its Pod on node-a', () => {
     expect(written.status?.host).toEqual({ configStatus: 'provisioned' });
   });
 
-  it("is refused every write to node-b and its NodeNetworkStatus, which stay as they were", async () => {
+  it('is refused every write to node-b and its NodeNetworkStatus, which stay as they were', async () => {
     const before = await nodes(admin).get(OTHER);
     const notOwn = `fabrik agent of node ${OWN} may not change`;
     await expectRefused(addNodeTaint(agent, OTHER, FABRIK_TAINT), `${notOwn} nodes ${OTHER}`);
@@ -125,14 +138,25 @@ describe('agent-host with a token bound to its Pod on node-a', () => {
       addNodeTaint(agent, OTHER, { key: 'evict', effect: 'NoExecute' }),
       `${notOwn} nodes ${OTHER}`,
     );
-    await expectRefused(nodes(agent).patch(OTHER, { spec: { unschedulable: true } }), `${notOwn} nodes ${OTHER}`);
-    await expectRefused(nodes(agent).patch(OTHER, { metadata: { labels: { rack: 'x' } } }), `${notOwn} nodes ${OTHER}`);
+    await expectRefused(
+      nodes(agent).patch(OTHER, { spec: { unschedulable: true } }),
+      `${notOwn} nodes ${OTHER}`,
+    );
+    await expectRefused(
+      nodes(agent).patch(OTHER, { metadata: { labels: { rack: 'x' } } }),
+      `${notOwn} nodes ${OTHER}`,
+    );
     await expectRefused(
       nodes(agent).patchStatus(OTHER, kubeletReady('False'), { type: 'strategic' }),
       `${notOwn} nodes ${OTHER}`,
     );
     await expectRefused(
-      patchNodeCondition(agent, OTHER, { type: 'FabrikHostReady', status: 'False', reason: 'X', message: 'x' }),
+      patchNodeCondition(agent, OTHER, {
+        type: 'FabrikHostReady',
+        status: 'False',
+        reason: 'X',
+        message: 'x',
+      }),
       `${notOwn} nodes ${OTHER}`,
     );
     const after = await nodes(admin).get(OTHER);
@@ -147,7 +171,7 @@ describe('agent-host with a token bound to its Pod on node-a', () => {
     expect(((await statuses(admin).get(OTHER)) as { status?: unknown }).status).toBeUndefined();
   });
 
-  it('is refused what fabrik does not own on node-a: other taints, cordon, labels, the kubelet\'s Ready', async () => {
+  it("is refused what fabrik does not own on node-a: other taints, cordon, labels, the kubelet's Ready", async () => {
     const before = await nodes(admin).get(OWN);
     const taintsOnly = 'may change only the taints whose key starts with fabrik.dev/';
     await expectRefused(addNodeTaint(agent, OWN, { key: 'evict', effect: 'NoExecute' }), taintsOnly);
@@ -176,7 +200,12 @@ describe("agent-host's token bound to no Pod (no node claim)", () => {
     const claimMissing = 'claim authentication.kubernetes.io/node-name missing';
     await expectRefused(addNodeTaint(unbound, OWN, FABRIK_TAINT), claimMissing);
     await expectRefused(
-      patchNodeCondition(unbound, OWN, { type: 'FabrikHostReady', status: 'False', reason: 'X', message: 'x' }),
+      patchNodeCondition(unbound, OWN, {
+        type: 'FabrikHostReady',
+        status: 'False',
+        reason: 'X',
+        message: 'x',
+      }),
       claimMissing,
     );
     await expectRefused(

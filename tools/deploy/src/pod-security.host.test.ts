@@ -74,8 +74,12 @@ describe('deploy/base applied with kubectl apply -k', () => {
     const refusals: Record<string, string> = {};
     for (const ds of daemonSets)
       refusals[ds.metadata.name] = String(await failureOf(createPodOf(ds, 'baseline-only')));
-    expect(refusals['fabrik-agent-host']).toMatch(/violates PodSecurity "baseline:latest": .*host namespaces/);
-    expect(refusals['fabrik-hbr']).toMatch(/violates PodSecurity "baseline:latest": .*non-default capabilities/);
+    expect(refusals['fabrik-agent-host']).toMatch(
+      /violates PodSecurity "baseline:latest": .*host namespaces/,
+    );
+    expect(refusals['fabrik-hbr']).toMatch(
+      /violates PodSecurity "baseline:latest": .*non-default capabilities/,
+    );
     expect(refusals['fabrik-cni']).toMatch(/violates PodSecurity "baseline:latest": .*hostPath volumes/);
   });
 });
