@@ -80,8 +80,13 @@ describe('an IPPool with a CIDR range and two addresses in use', () => {
       `${web0} (default/web-0)`,
       `${web1} (default/web-1)`,
     );
-    const all = await failureOf(api.kubectl('delete', 'ippools', '--all'));
-    expect(String(all)).toContain(`ValidatingAdmissionPolicy '${POLICY}'`);
+    for (const deleteAll of [
+      ['delete', 'ippools', '--all'], // kubectl: one DELETE per pool
+      ['delete', '--raw', '/apis/network.fabrik.dev/v1alpha1/ippools'], // one deletecollection
+    ])
+      expect(String(await failureOf(api.kubectl(...deleteAll))), deleteAll.join(' ')).toContain(
+        `ValidatingAdmissionPolicy '${POLICY}'`,
+      );
     expect((await pools().list()).items.map((p) => p.metadata.name).sort()).toEqual(['pool-a', 'probe']);
   });
 
