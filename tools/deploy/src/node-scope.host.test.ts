@@ -49,6 +49,10 @@ const nodeStatus = (kc: KubeConfig, name: string) =>
     kind: 'NodeNetworkStatus',
     metadata: { name },
   });
+/** A valid host section of a NodeNetworkStatus (the CRD's schema). */
+const hostSection = (configStatus: 'provisioned' | 'degraded') => ({
+  status: { host: { configStatus, lastUpdate: '2026-12-02T15:00:00Z' } },
+});
 const kubeletReady = (status: 'True' | 'False') => ({
   status: {
     conditions: [
@@ -125,9 +129,9 @@ describe('agent-host with a token bound to its Pod on node-a', () => {
 
   it("creates node-a's NodeNetworkStatus and writes its status", async () => {
     await nodeStatus(agent, OWN);
-    await statuses(agent).patchStatus(OWN, { status: { host: { configStatus: 'provisioned' } } });
+    await statuses(agent).patchStatus(OWN, hostSection('provisioned'));
     const written = (await statuses(admin).get(OWN)) as unknown as { status?: { host?: unknown } };
-    expect(written.status?.host).toEqual({ configStatus: 'provisioned' });
+    expect(written.status?.host).toEqual(hostSection('provisioned').status.host);
   });
 
   it('is refused every write to node-b and its NodeNetworkStatus, which stay as they were', async () => {
@@ -165,7 +169,7 @@ describe('agent-host with a token bound to its Pod on node-a', () => {
     await expectRefused(nodeStatus(agent, OTHER), `${notOwn} nodenetworkstatuses ${OTHER}`);
     await nodeStatus(admin, OTHER);
     await expectRefused(
-      statuses(agent).patchStatus(OTHER, { status: { host: { configStatus: 'failed' } } }),
+      statuses(agent).patchStatus(OTHER, hostSection('degraded')),
       `${notOwn} nodenetworkstatuses ${OTHER}`,
     );
     expect(((await statuses(admin).get(OTHER)) as { status?: unknown }).status).toBeUndefined();
@@ -208,10 +212,7 @@ describe("agent-host's token bound to no Pod (no node claim)", () => {
       }),
       claimMissing,
     );
-    await expectRefused(
-      statuses(unbound).patchStatus(OWN, { status: { host: { configStatus: 'failed' } } }),
-      claimMissing,
-    );
+    await expectRefused(statuses(unbound).patchStatus(OWN, hostSection('degraded')), claimMissing);
     expect((await nodes(admin).get(OWN)).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
   });
 });
