@@ -26,9 +26,8 @@ export interface ControlPlane {
   /** A kubeconfig for the ServiceAccount's token, as a Pod of it would mount. */
   serviceAccountKubeconfig(namespace: string, name: string): Promise<string>;
   /**
-   * The same for a node agent: its token is bound to a Pod of the ServiceAccount on `nodeName` (created
-   * here, as the DaemonSet would), so it carries the node claim deploy/base's policy
-   * fabrik-agent-node-scope requires.
+   * The same for a node agent: its token is bound to a Pod of the ServiceAccount on `nodeName`, so it
+   * carries the node claim deploy/base's policy fabrik-agent-node-scope requires.
    */
   nodeAgentKubeconfig(namespace: string, name: string, nodeName: string): Promise<string>;
   stop(): Promise<void>;
@@ -56,18 +55,8 @@ export async function startControlPlane(dir: string): Promise<ControlPlane> {
     kube,
     kubectl,
     serviceAccountKubeconfig: (namespace, name) => api.writeServiceAccountKubeconfig(namespace, name),
-    async nodeAgentKubeconfig(namespace, name, nodeName) {
-      const pod = await kube.create<{ metadata: { name: string; uid: string } }>(
-        `/api/v1/namespaces/${namespace}/pods`,
-        {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: `${name}-${nodeName}`, namespace },
-          spec: { nodeName, serviceAccountName: name, containers: [{ name, image: name }] },
-        },
-      );
-      return api.writeServiceAccountKubeconfig(namespace, name, { boundPod: pod.metadata });
-    },
+    nodeAgentKubeconfig: (namespace, name, nodeName) =>
+      api.writeServiceAccountKubeconfig(namespace, name, { node: nodeName }),
     async stop() {
       kube.close();
       await api.stop();

@@ -82,18 +82,8 @@ beforeAll(async () => {
     // What the kubelet reports: the Ready condition an agent must not touch.
     await nodes(admin).patchStatus(name, kubeletReady('True'), { type: 'strategic' });
   }
-  // agent-host's Pod on node-a, as the DaemonSet's controller and the scheduler would leave it.
-  const pod = (await customObjects(admin, { group: '', version: 'v1', plural: 'pods' }, anyObject).create({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'fabrik-agent-host-a', namespace: FABRIK_NAMESPACE },
-    spec: {
-      nodeName: OWN,
-      serviceAccountName: 'fabrik-agent-host',
-      containers: [{ name: 'agent-host', image: 'fabrik-agent-host' }],
-    },
-  })) as unknown as { metadata: { name: string; uid: string } };
-  agent = await serviceAccountClient(api, 'fabrik-agent-host', { boundPod: pod.metadata });
+  // Bound to agent-host's Pod on node-a, as the DaemonSet's projected token is.
+  agent = await serviceAccountClient(api, 'fabrik-agent-host', { node: OWN });
   await untilPolicyEnforced(api, POLICY, [
     'label',
     'node',
