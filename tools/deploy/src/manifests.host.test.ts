@@ -310,6 +310,20 @@ describe('deploy/uninstall/agent-host-cleanup.json (docs/install.md, Uninstall)'
 });
 
 describe('deploy/crds/Kustomization', () => {
+  it.each(KUBECTL_VERSIONS)(
+    'kubectl %s: `apply -k deploy/crds` installs the CRDs, and no other kustomization holds one (a prune of the workloads keeps them)',
+    async (v) => {
+      const { objects } = await renderKustomization(join(REPO_ROOT, 'deploy/crds'), v);
+      expect(objects.map((o) => o.kind)).toEqual(Array(objects.length).fill('CustomResourceDefinition'));
+      expect(objects.length).toBeGreaterThan(0);
+      for (const k of KUSTOMIZATIONS)
+        expect(
+          rendered(k, v).filter((o) => o.kind === 'CustomResourceDefinition'),
+          k,
+        ).toEqual([]);
+    },
+  );
+
   it("lists exactly fabrik's own CRDs (the NetworkAttachmentDefinition CRD is Multus's)", async () => {
     const dir = join(REPO_ROOT, 'deploy/crds');
     const own = (await readdir(dir)).filter((f) => f.endsWith('.network.fabrik.dev.yaml')).sort();
