@@ -25,12 +25,14 @@ let api: KubeApiServer;
 let admin: KubeConfig;
 const pools = () => customObjects(admin, POOLS, anyObject);
 
-async function createPool(name: string, ipRanges: IpRange[]): Promise<void> {
+const V4_SUBNET = { gateway: '10.9.0.1', prefixLength: 16 };
+
+async function createPool(name: string, ipRanges: IpRange[], subnetInfo = V4_SUBNET): Promise<void> {
   await pools().create({
     apiVersion: 'network.fabrik.dev/v1alpha1',
     kind: 'IPPool',
     metadata: { name },
-    spec: { subnetInfo: { gateway: '10.9.0.1', prefixLength: 16 }, ipRanges },
+    spec: { subnetInfo, ipRanges },
   } as never);
 }
 
@@ -114,7 +116,7 @@ describe('an IPPool with a CIDR range and two addresses in use', () => {
   });
 });
 
-describe('an IPPool with a start-end range in use', () => {
+describe('an IPPool with an IPv4 start-end range in use', () => {
   const range: IpRange = { start: '10.9.1.10', end: '10.9.1.20' };
   let db0: string;
   beforeAll(async () => {
@@ -122,21 +124,50 @@ describe('an IPPool with a start-end range in use', () => {
     db0 = await allocateTo('pool-b', 'db-0');
   });
 
-  it('may gain a range while it keeps that one', async () => {
+  it('may gain a range while it keeps that one, and widen it', async () => {
     await setRanges('pool-b', [range, { cidr: '10.9.2.0/24' }]);
     expect((await pools().get('pool-b')).spec.ipRanges).toEqual([range, { cidr: '10.9.2.0/24' }]);
+    await setRanges('pool-b', [{ start: '10.9.1.10', end: '10.9.1.30' }]);
+    // Compared as numbers: 9 <= 10 <= 90 (as text, "10.9.1.9" sorts after "10.9.1.10").
+    expect(db0).toBe('10.9.1.10');
+    await setRanges('pool-b', [{ start: '10.9.1.9', end: '10.9.1.90' }]);
+    expect((await pools().get('pool-b')).spec.ipRanges).toEqual([{ start: '10.9.1.9', end: '10.9.1.90' }]);
   });
 
-  it('cannot replace it by another range (CEL cannot tell whether the new one holds the address)', async () => {
+  it('cannot move to ranges that leave the address out', async () => {
     await expectRefused(
-      setRanges('pool-b', [{ start: '10.9.1.10', end: '10.9.1.30' }]),
+      setRanges('pool-b', [{ start: '10.9.1.50', end: '10.9.1.60' }]),
+      'spec.ipRanges would no longer contain addresses in use: 10.9.1.10 (default/db-0)',
+    );
+    await expectRefused(
+      setRanges('pool-b', [{ start: '10.9.1.11', end: '10.9.1.90' }]),
       `${db0} (default/db-0)`,
     );
     await expectRefused(setRanges('pool-b', [{ cidr: '10.9.2.0/24' }]), `${db0} (default/db-0)`);
+    expect((await pools().get('pool-b')).spec.ipRanges).toEqual([{ start: '10.9.1.9', end: '10.9.1.90' }]);
   });
 
   it('may move the address into a CIDR range that holds it', async () => {
     await setRanges('pool-b', [{ cidr: '10.9.1.0/24' }]);
     expect((await pools().get('pool-b')).spec.ipRanges).toEqual([{ cidr: '10.9.1.0/24' }]);
+  });
+});
+
+describe('an IPPool with an IPv6 start-end range in use', () => {
+  const range: IpRange = { start: 'fd00:9::10', end: 'fd00:9::20' };
+  let v6: string;
+  beforeAll(async () => {
+    await createPool('pool-c', [range], { gateway: 'fd00:9::1', prefixLength: 64 });
+    v6 = await allocateTo('pool-c', 'v6-0');
+  });
+
+  it('keeps the range unless a CIDR range holds the address (IPv6 is not compared as numbers)', async () => {
+    await expectRefused(
+      setRanges('pool-c', [{ start: 'fd00:9::10', end: 'fd00:9::30' }]),
+      `${v6} (default/v6-0)`,
+    );
+    await setRanges('pool-c', [range, { cidr: 'fd00:9::100/120' }]);
+    await setRanges('pool-c', [{ cidr: 'fd00:9::/120' }]);
+    expect((await pools().get('pool-c')).spec.ipRanges).toEqual([{ cidr: 'fd00:9::/120' }]);
   });
 });
