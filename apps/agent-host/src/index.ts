@@ -20,3 +20,5 @@ export type { RelayedIntent } from './relay.js';
 export { HOST_CONDITION, hostSection } from './status.js';
 export type { HostOutcome, HostSectionResult } from './status.js';
 export { hostDriftReason, ovsChangeReason } from './triggers.js';
+export { loadHostConfig } from './config.js';
+export type { HostConfig } from './config.js';

@@ -25,6 +25,7 @@ import {
   changedKeys,
   NO_OBJECTS,
   objectsByKey,
+  refreshUnchanged,
   sameVersion,
   withChanges,
   type NodeObjects,
@@ -174,8 +175,9 @@ export function createNetnsAgent(options: NetnsAgentOptions): NetnsAgent {
     async reconcile(request) {
       if (request.signal.aborted) return { result: 'success', message: 'stopping: nothing applied' };
       const passwordFiles = await options.passwordFiles?.(request.snapshot);
-      const current = await currentObjects();
-      const wanted = desiredNode(config, request.snapshot, passwordFiles, current);
+      const lastApplied = await currentObjects();
+      const wanted = desiredNode(config, request.snapshot, passwordFiles, lastApplied);
+      const current = refreshUnchanged(lastApplied, wanted.objects);
       // A change that failed on its own is not tried again in the same version before a resync.
       if (request.trigger.includes('resync')) failedChanges = undefined;
       const knownFailures = changedKeys(current, wanted.objects).filter(

@@ -7,6 +7,7 @@ import {
   agentCommand,
   layer2,
   ownedLinks,
+  readStatus,
   setIntent,
   startAgent,
   startLabNodes,
@@ -96,6 +97,7 @@ async function diagnosis(): Promise<string> {
     ...tail(a.agent),
     `--- its stderr ---\n${a.agent?.stderr() ?? ''}`,
     `--- plan (exit ${plan.code}) ---\n${plan.stdout}${plan.stderr}`,
+    `--- its status ---\n${JSON.stringify(await readStatus(a), null, 1)}`,
   ].join('\n');
 }
 

@@ -8,3 +8,5 @@ export {
   VXLAN_PORT,
 } from './hbr-state.js';
 export type { HbrStateOptions } from './hbr-state.js';
+export { loadNetnsConfig } from './setup.js';
+export type { NetnsConfig } from './setup.js';

@@ -83,14 +83,34 @@ export function withChanges(from: NodeObjects, to: NodeObjects, keys: Iterable<s
   };
 }
 
-/** The generation of every object of `objects`, by kind and name (0 when the source has none, as a file). */
+/**
+ * `from` with each object that `to` holds in the same version taken as `to` has it: a newer
+ * generation of the same spec (a file rewritten, a field this agent does not know changed) is
+ * what the node runs, so the status reports that generation rather than the one applied first.
+ */
+export function refreshUnchanged(from: NodeObjects, to: NodeObjects): NodeObjects {
+  const a = objectsByKey(from);
+  const b = objectsByKey(to);
+  const unchanged = [...a.keys()].filter((k) => b.has(k) && versionOf(from, a, k) === versionOf(to, b, k));
+  return withChanges(from, to, unchanged);
+}
+
+/**
+ * The generation of every object of `objects`, by kind and name (0 when the source has none, as a
+ * file), names in order: the status reads the same whichever path (a whole apply, or objects
+ * applied one by one) built `objects`.
+ */
 export function generationsOf(objects: NodeObjects): {
   vrfs: Record<string, number>;
   layer2Networks: Record<string, number>;
   bgpPeerings: Record<string, number>;
 } {
   const of = (list: readonly ScheduledObject[]) =>
-    Object.fromEntries(list.map((o) => [o.metadata.name, o.metadata.generation ?? 0]));
+    Object.fromEntries(
+      list
+        .map((o) => [o.metadata.name, o.metadata.generation ?? 0] as const)
+        .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)),
+    );
   return {
     vrfs: of(objects.vrfs),
     layer2Networks: of(objects.layer2Networks),

@@ -263,8 +263,9 @@ export async function waitApplied(
       const s = await readStatus(node);
       if (!s || s.configStatus === 'provisioning' || s.configStatus === 'invalid') return undefined;
       const applied = s.appliedGenerations ?? {};
-      return JSON.stringify(applied.vrfs ?? {}) === JSON.stringify(sortKeys(want('VRF'))) &&
-        JSON.stringify(applied.layer2Networks ?? {}) === JSON.stringify(sortKeys(want('Layer2Network')))
+      return JSON.stringify(sortKeys(applied.vrfs ?? {})) === JSON.stringify(sortKeys(want('VRF'))) &&
+        JSON.stringify(sortKeys(applied.layer2Networks ?? {})) ===
+          JSON.stringify(sortKeys(want('Layer2Network')))
         ? s
         : undefined;
     },

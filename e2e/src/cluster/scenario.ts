@@ -250,8 +250,8 @@ export async function runClusterLab(report: LabReport, options: ClusterScenarioO
         },
       );
     }
-    await report.check('kubectl get nns: both nodes provisioned', async () => {
-      const out = await c.cp.kubectl('get', 'nns');
+    await report.check('kubectl get fnns: both nodes provisioned', async () => {
+      const out = await c.cp.kubectl('get', 'fnns');
       for (const rt of c.nodes)
         if (!new RegExp(`^${rt.node.name}\\s+provisioned\\s+provisioned`, 'm').test(out))
           throw new Error(`node ${rt.node.name} is not provisioned:\n${out}`);

@@ -34,7 +34,7 @@ export const AgentNetnsConfig = z
     netns: NetnsName.optional(),
     frr: z
       .object({
-        /** FRR's pathspace (`-N NAME`) when FRR runs per namespace; absent: the default instance. */
+        /** FRR's pathspace (`-N NAME`); absent: `netns`'s name (agent-netns refuses neither being set). */
         pathspace: NetnsName.optional(),
         reloadTimeoutMs: z.number().int().min(1000).max(600_000).default(30_000),
         vniWaitTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),

@@ -145,18 +145,18 @@ describe('generated CRDs', () => {
   });
   it('have the names, scope, short names and status subresource of their kind', () => {
     const vrf = crds.find((c) => c.metadata.name === 'vrfs.network.fabrik.dev');
-    expect(vrf?.spec.names).toMatchObject({ kind: 'VRF', shortNames: ['vrf'], categories: ['fabrik'] });
+    expect(vrf?.spec.names).toMatchObject({ kind: 'VRF', shortNames: ['fvrf'], categories: ['fabrik'] });
     expect(vrf?.spec.scope).toBe('Cluster');
     expect(vrf?.spec.versions[0]?.subresources).toEqual({ status: {} });
     const nad = crds.find((c) => c.spec.group === 'k8s.cni.cncf.io');
     expect(nad?.spec.scope).toBe('Namespaced');
     expect(nad?.spec.versions[0]?.subresources).toBeUndefined();
     expect(crds.map((c) => c.spec.names.shortNames[0])).toEqual([
-      'vrf',
+      'fvrf',
       'l2',
       'bgpp',
-      'ipp',
-      'nns',
+      'fipp',
+      'fnns',
       'net-attach-def',
     ]);
   });

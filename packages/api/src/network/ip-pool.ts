@@ -225,7 +225,7 @@ export const IP_POOL_RESOURCE: ResourceKind = {
   listKind: 'IPPoolList',
   plural: 'ippools',
   singular: 'ippool',
-  shortNames: ['ipp'],
+  shortNames: ['fipp'],
   categories: ['fabrik'],
   scope: 'Cluster',
   schema: IpPool,

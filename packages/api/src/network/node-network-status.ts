@@ -115,7 +115,7 @@ export const NODE_NETWORK_STATUS_RESOURCE: ResourceKind = {
   listKind: 'NodeNetworkStatusList',
   plural: 'nodenetworkstatuses',
   singular: 'nodenetworkstatus',
-  shortNames: ['nns'],
+  shortNames: ['fnns'],
   categories: ['fabrik'],
   scope: 'Cluster',
   schema: NodeNetworkStatus,

@@ -269,7 +269,7 @@ export const VRF_RESOURCE: ResourceKind = {
   listKind: 'VRFList',
   plural: 'vrfs',
   singular: 'vrf',
-  shortNames: ['vrf'],
+  shortNames: ['fvrf'],
   categories: ['fabrik'],
   scope: 'Cluster',
   schema: Vrf,
