@@ -103,8 +103,14 @@ export interface LabClusterOptions {
   readonly phase?: <T>(name: string, fn: () => Promise<T>) => Promise<T>;
 }
 
-/** fabrik's deployment for the lab, installed first: CRDs, namespace, ServiceAccounts, RBAC. */
-export const FABRIK_MANIFEST = ['-k', 'deploy/overlays/lab'] as const;
+/**
+ * fabrik's deployment for the lab, installed first as docs/install.md says: the CRDs on their own,
+ * then namespace, ServiceAccounts, RBAC and admission policies.
+ */
+export const FABRIK_MANIFESTS = [
+  ['-k', 'deploy/crds'],
+  ['-k', 'deploy/overlays/lab'],
+] as const;
 /** The lab's intent, in order: Multus's CRD (a cluster with Multus has it), then the objects. */
 export const INTENT_MANIFESTS = [
   ['-f', 'deploy/crds/network-attachment-definitions.k8s.cni.cncf.io.yaml'],
@@ -143,9 +149,10 @@ export async function startLabCluster(options: LabClusterOptions = {}): Promise<
     );
     const control = cp;
     await phase(
-      "kubectl apply -k deploy/overlays/lab: fabrik (CRDs, RBAC, ServiceAccounts); Multus's RBAC",
+      "kubectl apply -k deploy/crds, then deploy/overlays/lab: fabrik (CRDs, RBAC, ServiceAccounts, policies); Multus's RBAC",
       async () => {
-        const out = await control.kubectl('apply', ...FABRIK_MANIFEST);
+        let out = '';
+        for (const manifest of FABRIK_MANIFESTS) out += await control.kubectl('apply', ...manifest);
         for (const { path, object } of MULTUS_RBAC) await control.kube.create(path, object);
         for (const n of nodes)
           await control.kube.create(API_PATHS.nodes, {

@@ -25,6 +25,11 @@ export interface ControlPlane {
   kubectl(...args: string[]): Promise<string>;
   /** A kubeconfig for the ServiceAccount's token, as a Pod of it would mount. */
   serviceAccountKubeconfig(namespace: string, name: string): Promise<string>;
+  /**
+   * The same for a node agent: its token is bound to a Pod of the ServiceAccount on `nodeName`, so it
+   * carries the node claim deploy/base's policy fabrik-agent-node-scope requires.
+   */
+  nodeAgentKubeconfig(namespace: string, name: string, nodeName: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -50,6 +55,8 @@ export async function startControlPlane(dir: string): Promise<ControlPlane> {
     kube,
     kubectl,
     serviceAccountKubeconfig: (namespace, name) => api.writeServiceAccountKubeconfig(namespace, name),
+    nodeAgentKubeconfig: (namespace, name, nodeName) =>
+      api.writeServiceAccountKubeconfig(namespace, name, { node: nodeName }),
     async stop() {
       kube.close();
       await api.stop();

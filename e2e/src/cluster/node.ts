@@ -169,7 +169,7 @@ export async function startNode(node: ClusterNode, cp: ControlPlane, dir: string
   try {
     // The relay directory is a volume both containers mount: it exists before either starts.
     await mkdir(join(paths.relayIntent, '..'), { recursive: true });
-    const hostKubeconfig = await cp.serviceAccountKubeconfig(FABRIK_NAMESPACE, 'fabrik-agent-host');
+    const hostKubeconfig = await cp.nodeAgentKubeconfig(FABRIK_NAMESPACE, 'fabrik-agent-host', node.name);
     await writeJson(paths.netnsConfig, agentNetnsConfig(node, paths));
     await writeJson(paths.hostConfig, agentHostConfig(node, paths, ovs.endpoint, hostKubeconfig));
     // YAML as the fabrik-cni installer writes it: the plugin finds `agentHostSocket` on its own

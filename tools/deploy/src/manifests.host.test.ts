@@ -40,6 +40,15 @@ const find = (objects: KubeObject[], kind: string, name: string): KubeObject => 
   return o;
 };
 
+/** The agents' configs as the kustomization's ConfigMaps hold them. */
+const configOf = (k: string, name: string, key: string) =>
+  parse((find(rendered(k), 'ConfigMap', name).data as Record<string, string>)[key]!) as {
+    metricsAddress: string;
+    healthAddress: string;
+  };
+const hostConfig = (k: string) => configOf(k, 'fabrik-agent-host-config', 'agent-host.yaml');
+const netnsConfig = (k: string) => configOf(k, 'fabrik-agent-netns-config', 'agent-netns.yaml');
+
 /**
  * What differs between kustomize releases without meaning anything: the content hash of ConfigMap
  * names (its algorithm changed) and the empty labels/annotations 2.0.3 leaves on merged ConfigMaps.
@@ -62,12 +71,16 @@ interface ContainerLike {
   name: string;
   image: string;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  livenessProbe?: { httpGet?: { path: string } };
-  readinessProbe?: { httpGet?: { path: string }; exec?: { command: string[] } };
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
   securityContext?: {
     capabilities?: { drop?: string[]; add?: string[] };
     allowPrivilegeEscalation?: boolean;
   };
+}
+interface Probe {
+  httpGet?: { host?: string; path: string; port: number };
+  exec?: { command: string[] };
 }
 const podSpec = (ds: KubeObject): PodSpecLike =>
   (ds.spec as { template: { spec: PodSpecLike } }).template.spec;
@@ -170,8 +183,16 @@ describe.each(KUSTOMIZATIONS)('%s', (k) => {
       }
       if (ds.metadata.name !== 'fabrik-cni') {
         const [agent] = spec.containers;
-        expect(agent?.livenessProbe?.httpGet?.path).toBe('/healthz');
-        expect(agent?.readinessProbe?.httpGet?.path).toBe('/readyz');
+        // Each probe asks the loopback (where healthAddress listens by default) for its path.
+        const asks = (probe: Probe | undefined, path: string) => {
+          if (probe?.httpGet)
+            return `http://${probe.httpGet.host}:${probe.httpGet.port}${probe.httpGet.path}`;
+          return /http:\/\/[^'"]+/.exec(probe?.exec?.command.join(' ') ?? '')?.[0] ?? `nothing for ${path}`;
+        };
+        const config = ds.metadata.name === 'fabrik-hbr' ? netnsConfig(k) : hostConfig(k);
+        const port = config.healthAddress.split(':').at(-1);
+        expect(asks(agent?.livenessProbe, '/healthz')).toBe(`http://127.0.0.1:${port}/healthz`);
+        expect(asks(agent?.readinessProbe, '/readyz')).toBe(`http://127.0.0.1:${port}/readyz`);
       } else {
         // The installer's readiness looks at what it installs (proven in tools/images).
         expect(spec.containers[0]?.readinessProbe?.exec?.command).toBeDefined();
@@ -181,6 +202,13 @@ describe.each(KUSTOMIZATIONS)('%s', (k) => {
 });
 
 describe('deploy/base', () => {
+  it('metrics and health listen on the loopback only (docs/security.md)', () => {
+    for (const config of [hostConfig('deploy/base'), netnsConfig('deploy/base')]) {
+      expect(config.metricsAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(config.healthAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+    }
+  });
+
   it('the HBR pod holds no API credentials', () => {
     const objects = rendered('deploy/base');
     expect(podSpec(find(objects, 'DaemonSet', 'fabrik-hbr')).automountServiceAccountToken).toBe(false);
@@ -282,6 +310,20 @@ describe('deploy/uninstall/agent-host-cleanup.json (docs/install.md, Uninstall)'
 });
 
 describe('deploy/crds/Kustomization', () => {
+  it.each(KUBECTL_VERSIONS)(
+    'kubectl %s: `apply -k deploy/crds` installs the CRDs, and no other kustomization holds one (a prune of the workloads keeps them)',
+    async (v) => {
+      const { objects } = await renderKustomization(join(REPO_ROOT, 'deploy/crds'), v);
+      expect(objects.map((o) => o.kind)).toEqual(Array(objects.length).fill('CustomResourceDefinition'));
+      expect(objects.length).toBeGreaterThan(0);
+      for (const k of KUSTOMIZATIONS)
+        expect(
+          rendered(k, v).filter((o) => o.kind === 'CustomResourceDefinition'),
+          k,
+        ).toEqual([]);
+    },
+  );
+
   it("lists exactly fabrik's own CRDs (the NetworkAttachmentDefinition CRD is Multus's)", async () => {
     const dir = join(REPO_ROOT, 'deploy/crds');
     const own = (await readdir(dir)).filter((f) => f.endsWith('.network.fabrik.dev.yaml')).sort();

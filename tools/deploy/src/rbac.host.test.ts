@@ -1,6 +1,7 @@
-// RBAC proven, not assumed: the RBAC objects of each kustomization, applied with kubectl to the
-// test API server with authorization on, and each ServiceAccount's token driving the very client
-// code its agent runs (@fabrik/agent-runtime's Kubernetes source and node status sink, @fabrik/kube's
+// RBAC proven, not assumed: the RBAC objects and admission policies of each kustomization, applied
+// with kubectl to the test API server with authorization on, and each ServiceAccount's token (bound
+// to a Pod on its node, as a DaemonSet's projected token is) driving the very client code its agent
+// runs (@fabrik/agent-runtime's Kubernetes source and node status sink, @fabrik/kube's
 // event recorder; @fabrik/ippool's calls for fabrik-ipam): every call it makes is allowed, a call
 // outside its role is 403, and what each role grants equals expected-rules.ts.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -33,9 +34,13 @@ import {
   type FrrInstance,
 } from '@fabrik/testkit';
 import { EXPECTED_GRANTS, flattenRules } from './expected-rules.js';
+import { untilPolicyEnforced } from './installed.js';
 import { REPO_ROOT, kubectlPath, renderKustomization, type KubeObject } from './render.js';
 
+/** What decides what a token may do: RBAC, and the admission policies that narrow it to its node. */
 const RBAC_KINDS = new Set([
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
   'Namespace',
   'ServiceAccount',
   'Role',
@@ -57,7 +62,10 @@ let api: KubeApiServer;
 let admin: KubeConfig;
 let home: string;
 
-/** Applies the RBAC objects of a kustomization with kubectl 1.32, as `kubectl apply -k` would. */
+/**
+ * Applies the RBAC objects and admission policies of a kustomization with kubectl 1.32, as
+ * `kubectl apply -k` would.
+ */
 async function applyRbacOf(kustomization: string): Promise<void> {
   const { objects } = await renderKustomization(join(REPO_ROOT, kustomization), '1.32');
   const rbac = objects.filter((o: KubeObject) => RBAC_KINDS.has(o.kind));
@@ -70,7 +78,8 @@ async function applyRbacOf(kustomization: string): Promise<void> {
 
 async function serviceAccountKubeConfig(name: string): Promise<KubeConfig> {
   const kc = new KubeConfig();
-  kc.loadFromFile(await api.writeServiceAccountKubeconfig('fabrik-system', name));
+  // Bound to a Pod on NODE, as a DaemonSet's projected token is (the node claim the policies check).
+  kc.loadFromFile(await api.writeServiceAccountKubeconfig('fabrik-system', name, { node: NODE }));
   return kc;
 }
 
@@ -108,6 +117,14 @@ beforeAll(async () => {
     spec: { subnetInfo: { gateway: '10.9.0.1', prefixLength: 24 }, ipRanges: [{ cidr: '10.9.0.0/25' }] },
   });
   await applyRbacOf('deploy/base');
+  // The agents' calls below are proven under fabrik-agent-node-scope, not before it is loaded.
+  await untilPolicyEnforced(api, 'fabrik-agent-node-scope', [
+    'label',
+    'node',
+    NODE,
+    'probe=1',
+    '--as=system:serviceaccount:fabrik-system:fabrik-agent-host',
+  ]);
   await customObjects(admin, { group: '', version: 'v1', plural: 'secrets' }, anyObject).create({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -321,7 +338,9 @@ async function runAgent(run: AgentRun, check: (view: AgentView) => Promise<void>
       ...run.config,
       source: {
         kind: 'kubernetes',
-        kubeconfig: await api.writeServiceAccountKubeconfig('fabrik-system', run.serviceAccount),
+        kubeconfig: await api.writeServiceAccountKubeconfig('fabrik-system', run.serviceAccount, {
+          node: run.node,
+        }),
       },
       startupTaint: run.taint,
       stateDir: join(run.dir, 'state'),

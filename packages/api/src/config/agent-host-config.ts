@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { InterfaceName, VlanId } from '../primitives.js';
 import { parseWith, type ParseResult } from '../validation.js';
-import { AbsolutePath, IntentSource, ListenAddress, agentCommonFields } from './common.js';
+import {
+  AbsolutePath,
+  IntentSource,
+  ListenAddress,
+  agentCommonFields,
+  listenAddressesClash,
+} from './common.js';
 
 /** Where the host agent reads its configuration, and where cni-ovs looks for the default bridge. */
 export const AGENT_HOST_CONFIG_PATH = '/etc/fabrik/agent-host.yaml';
@@ -119,8 +125,9 @@ export const AgentHostConfig = z
     source: IntentSource.default({ kind: 'kubernetes' }),
     relay: RelayConfig.optional(),
     stateDir: AbsolutePath.default('/var/lib/fabrik/agent-host'),
-    metricsAddress: ListenAddress.default(':9731'),
-    healthAddress: ListenAddress.default(':9732'),
+    /** Loopback by default: /metrics has no authentication, and agent-host runs on the node's network. */
+    metricsAddress: ListenAddress.default('127.0.0.1:9731'),
+    healthAddress: ListenAddress.default('127.0.0.1:9732'),
     /** The Unix socket of the CNI fast path (fabrik-ovs asks agent-host instead of OVSDB). */
     cniSocket: AbsolutePath.optional(),
   })
@@ -183,8 +190,8 @@ export const AgentHostConfig = z
     if (c.relay && c.relay.intentFile === c.relay.statusFile) {
       issue(['relay', 'statusFile'], 'must differ from relay.intentFile');
     }
-    if (c.metricsAddress === c.healthAddress && !c.metricsAddress.endsWith(':0')) {
-      issue(['healthAddress'], 'must differ from metricsAddress');
+    if (listenAddressesClash(c.metricsAddress, c.healthAddress)) {
+      issue(['healthAddress'], `must not take metricsAddress's socket (${c.metricsAddress})`);
     }
   });
 export type AgentHostConfig = z.infer<typeof AgentHostConfig>;

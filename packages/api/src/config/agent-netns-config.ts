@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { BgpAsn, FrrIntentSchema, UnderlayNeighbor } from '../routing-intent/schema.js';
 import { InterfaceName, NetnsName, VrfName } from '../primitives.js';
 import { parseWith, type ParseResult } from '../validation.js';
-import { AbsolutePath, IntentSource, ListenAddress, agentCommonFields } from './common.js';
+import {
+  AbsolutePath,
+  IntentSource,
+  ListenAddress,
+  agentCommonFields,
+  listenAddressesClash,
+} from './common.js';
 
 /** Where agent-netns reads its configuration. */
 export const AGENT_NETNS_CONFIG_PATH = '/etc/fabrik/agent-netns.yaml';
@@ -44,8 +50,9 @@ export const AgentNetnsConfig = z
      */
     statusHeartbeatSeconds: z.number().int().min(1).max(3600).default(20),
     stateDir: AbsolutePath.default('/var/lib/fabrik/agent-netns'),
-    metricsAddress: ListenAddress.default(':9721'),
-    healthAddress: ListenAddress.default(':9722'),
+    /** Loopback by default: /metrics has no authentication, and the HBR holds the uplinks. */
+    metricsAddress: ListenAddress.default('127.0.0.1:9721'),
+    healthAddress: ListenAddress.default('127.0.0.1:9722'),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -56,8 +63,12 @@ export const AgentNetnsConfig = z
         message: 'is for a file source only (with kind kubernetes the agent writes NodeNetworkStatus itself)',
       });
     }
-    if (c.metricsAddress === c.healthAddress && !c.metricsAddress.endsWith(':0')) {
-      ctx.addIssue({ code: 'custom', path: ['healthAddress'], message: 'must differ from metricsAddress' });
+    if (listenAddressesClash(c.metricsAddress, c.healthAddress)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['healthAddress'],
+        message: `must not take metricsAddress's socket (${c.metricsAddress})`,
+      });
     }
     // The rules between the neighbours' fields (exactly one of address or interface, no
     // duplicates, local-as only for eBGP...) live with the routing intent: run them on the part

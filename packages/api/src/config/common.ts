@@ -19,6 +19,22 @@ export const ListenAddress = z
     'must be host:port, [v6]:port or :port (port 0-65535)',
   );
 
+const EVERY_ADDRESS = new Set(['', '0.0.0.0', '[::]']);
+
+/**
+ * Whether two listen addresses would take the same socket: the same port (not 0) on the same host,
+ * or on any host when one of them listens on every address (`:9731` takes `127.0.0.1:9731` too).
+ */
+export function listenAddressesClash(a: string, b: string): boolean {
+  const split = (address: string) => {
+    const colon = address.lastIndexOf(':');
+    return { host: address.slice(0, colon), port: address.slice(colon + 1) };
+  };
+  const [x, y] = [split(a), split(b)];
+  if (x.port !== y.port || Number(x.port) === 0) return false;
+  return x.host === y.host || EVERY_ADDRESS.has(x.host) || EVERY_ADDRESS.has(y.host);
+}
+
 /** Where the agent reads its VRF and Layer2Network objects. */
 export const IntentSource = z.discriminatedUnion('kind', [
   z

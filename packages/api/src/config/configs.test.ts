@@ -30,8 +30,8 @@ describe('AgentNetnsConfig', () => {
       underlay: { neighbors: [] },
       frr: { reloadTimeoutMs: 30_000, vniWaitTimeoutMs: 10_000 },
       stateDir: '/var/lib/fabrik/agent-netns',
-      metricsAddress: ':9721',
-      healthAddress: ':9722',
+      metricsAddress: '127.0.0.1:9721',
+      healthAddress: '127.0.0.1:9722',
       resyncSeconds: 300,
       statusHeartbeatSeconds: 20,
     });
@@ -79,6 +79,15 @@ describe('AgentNetnsConfig', () => {
     expect(
       pathsOf(parseAgentNetnsConfig({ ...minimal, metricsAddress: ':70000', healthAddress: '[::1]:1' })),
     ).toEqual(['metricsAddress']);
+  });
+  it('refuses a healthAddress that takes the metrics socket, also through every address', () => {
+    const clash = (metricsAddress: string, healthAddress: string) =>
+      pathsOf(parseAgentNetnsConfig({ ...minimal, metricsAddress, healthAddress }));
+    expect(clash('127.0.0.1:9721', ':9721')).toEqual(['healthAddress']);
+    expect(clash('[::]:9721', '[::1]:9721')).toEqual(['healthAddress']);
+    expect(clash('127.0.0.1:9721', '127.0.0.1:9721')).toEqual(['healthAddress']);
+    expect(clash('127.0.0.1:9721', '127.0.0.2:9721')).toEqual([]);
+    expect(clash(':0', ':0')).toEqual([]);
   });
   it('requires the routing identity and the source', () => {
     expect(pathsOf(parseAgentNetnsConfig({})).sort()).toEqual(['asn', 'routerId', 'source', 'vtepIp']);

@@ -119,6 +119,24 @@ describe('startKubeApiServer', () => {
     expect(extra['authentication.kubernetes.io/pod-name']).toEqual(['agent-0']);
   });
 
+  it("a node agent's token: bound to Pod <serviceaccount>-<node> on that node, made once", async () => {
+    const claims = async (token: string) => {
+      const review = await apiRequest({
+        url: `${api.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`,
+        method: 'POST',
+        token,
+        caPem: api.caPem,
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      });
+      return JSON.parse(review.body).status.userInfo.extra as Record<string, string[]>;
+    };
+    for (let i = 0; i < 2; i++) {
+      const extra = await claims(await api.createServiceAccountToken('tokens', 'agent', { node: 'node-1' }));
+      expect(extra['authentication.kubernetes.io/node-name']).toEqual(['node-1']);
+      expect(extra['authentication.kubernetes.io/pod-name']).toEqual(['agent-node-1']);
+    }
+  });
+
   it('server-side apply: a second manager conflicts, force takes the field over', async () => {
     expect((await applyConfigMap('first', { a: '1' })).status).toBe(201);
     const conflict = await applyConfigMap('second', { a: '2' });

@@ -32,6 +32,12 @@ export interface StartKubeApiServerOptions {
 export interface TokenOptions {
   /** Bind the token to this Pod: the token then carries its node's name and uid claims. */
   readonly boundPod?: { readonly name: string; readonly uid: string };
+  /**
+   * Bind the token to a Pod of the ServiceAccount on this Node, named `<serviceaccount>-<node>`
+   * and created when missing (as the ServiceAccount's DaemonSet would): a node agent's token, with
+   * the node claim (`authentication.kubernetes.io/node-name`) that admission policies check.
+   */
+  readonly node?: string;
   /** Default 24 h. */
   readonly expirationSeconds?: number;
 }
@@ -214,13 +220,46 @@ export async function startKubeApiServer(options: StartKubeApiServerOptions = {}
     console.log(`kube-apiserver: ready in ${Date.now() - t0} ms (etcd and kube-apiserver, ${dir})`);
   }
 
+  /** The Pod `<serviceAccount>-<node>` on `node`, created when missing. */
+  const nodeAgentPod = async (namespace: string, serviceAccount: string, node: string) => {
+    const pods = `${url}/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`;
+    const podName = `${serviceAccount}-${node}`;
+    const created = await apiRequest({
+      url: pods,
+      method: 'POST',
+      ...admin,
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: podName, namespace },
+        spec: {
+          nodeName: node,
+          serviceAccountName: serviceAccount,
+          containers: [{ name: 'agent', image: 'agent' }],
+        },
+      },
+    });
+    if (created.status >= 300 && created.status !== 409)
+      throw new Error(
+        `POST ${new URL(pods).pathname} (Pod ${podName}): ${created.status} ${created.body.slice(0, 500)}`,
+      );
+    const pod = await apiJson<{ metadata: { name: string; uid: string } }>({
+      url: `${pods}/${encodeURIComponent(podName)}`,
+      ...admin,
+    });
+    return { name: pod.metadata.name, uid: pod.metadata.uid };
+  };
+
   const createServiceAccountToken = async (
     namespace: string,
     name: string,
     tokenOptions: TokenOptions = {},
   ): Promise<string> => {
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(name)}/token`;
-    const { boundPod, expirationSeconds = 86_400 } = tokenOptions;
+    const { expirationSeconds = 86_400 } = tokenOptions;
+    const boundPod =
+      tokenOptions.boundPod ??
+      (tokenOptions.node === undefined ? undefined : await nodeAgentPod(namespace, name, tokenOptions.node));
     const review = await apiJson<{ status: { token: string } }>({
       url: `${url}${path}`,
       method: 'POST',
