@@ -41,6 +41,8 @@ export interface Libc {
 }
 
 let loaded: Libc | NativeNetlinkUnavailableError | undefined;
+/** The pollfd buffers of poll calls running on the pool (see pollReadable). */
+const pollsInFlight = new Set<Buffer>();
 
 /**
  * Loads koffi and libc now (once per process) rather than at the first netlink call: a daemon
@@ -86,7 +88,14 @@ function load(): Libc | NativeNetlinkUnavailableError {
           const pollfd = Buffer.alloc(8);
           pollfd.writeInt32LE(fd, 0);
           pollfd.writeInt16LE(1, 4);
-          poll.async(pollfd, 1, timeoutMs, (err: unknown, n: number) => (err ? reject(err) : resolve(n)));
+          // The pool thread writes revents into this buffer after the call returned here: held
+          // until the callback, or the collector may reuse its memory under the kernel's write.
+          pollsInFlight.add(pollfd);
+          poll.async(pollfd, 1, timeoutMs, (err: unknown, n: number) => {
+            pollsInFlight.delete(pollfd);
+            if (err) reject(err);
+            else resolve(n);
+          });
         }),
       setns: lib.func('int setns(int, int)'),
       close: lib.func('int close(int)'),
