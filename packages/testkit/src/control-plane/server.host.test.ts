@@ -1,7 +1,7 @@
 // The real control plane as tests use it: what a cluster administrator relies on (RBAC with
 // impersonation, `kubectl auth`, TokenRequest with node claims, server-side apply conflicts,
 // compaction's 410), and restarts that keep the data.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCommandError } from '@fabrik/netcore';
@@ -134,6 +134,17 @@ describe('startKubeApiServer', () => {
       const extra = await claims(await api.createServiceAccountToken('tokens', 'agent', { node: 'node-1' }));
       expect(extra['authentication.kubernetes.io/node-name']).toEqual(['node-1']);
       expect(extra['authentication.kubernetes.io/pod-name']).toEqual(['agent-node-1']);
+    }
+    // Two nodes' agents of one ServiceAccount, their kubeconfigs written side by side: each keeps its node.
+    const [one, two] = await Promise.all(
+      ['node-1', 'node-2'].map((node) => api.writeServiceAccountKubeconfig('tokens', 'agent', { node })),
+    );
+    for (const [path, node] of [
+      [one!, 'node-1'],
+      [two!, 'node-2'],
+    ] as const) {
+      const token = /token: (\S+)/.exec(await readFile(path, 'utf8'))![1]!;
+      expect((await claims(token))['authentication.kubernetes.io/node-name']).toEqual([node]);
     }
   });
 

@@ -309,7 +309,11 @@ export async function startKubeApiServer(options: StartKubeApiServerOptions = {}
     },
     createServiceAccountToken,
     async writeServiceAccountKubeconfig(namespace, name, tokenOptions) {
-      const path = join(dir, `kubeconfig-${namespace}-${name}`);
+      // One file per node for a node agent's token: two nodes' agents share a ServiceAccount.
+      const path = join(
+        dir,
+        `kubeconfig-${namespace}-${name}${tokenOptions?.node === undefined ? '' : `-${tokenOptions.node}`}`,
+      );
       const token = await createServiceAccountToken(namespace, name, tokenOptions);
       writeFileSync(path, kubeconfigYaml(url, token, `${namespace}-${name}`, pki.certPem), { mode: 0o600 });
       return path;
