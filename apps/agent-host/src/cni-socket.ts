@@ -19,6 +19,7 @@ import {
   openOvsSession,
   type InProcessIpam,
   type OpenOvs,
+  type PluginDeps,
 } from '@fabrik/ovs-attachment';
 import { loadNativeNetlink } from '@fabrik/netcore/netlink';
 import type { OvsConnection } from './ovs-connection.js';
@@ -79,15 +80,18 @@ export function heldOvsSessions(connection: OvsConnection, endpoint: string): Op
 
 /**
  * fabrik-ovs's verbs as agent-host runs them: the request's environment, its held OVSDB
- * connection, and the IPAM plugins it runs in-process (cni-ipam.ts).
+ * connection, the IPAM plugins it runs in-process (cni-ipam.ts) and, with a cluster, the
+ * tenant-scoping decision before ADD creates anything (admission.ts).
  */
 export function fabrikOvsVerbs(
   connection: OvsConnection,
   endpoint: string,
   ipam: InProcessIpam,
+  admit?: PluginDeps['admit'],
 ): CniSocketOptions['plugin'] {
   const openOvs = heldOvsSessions(connection, endpoint);
-  return (env, stderr) => fabrikOvsPlugin(async () => ({ env, stderr, openOvs, inProcessIpam: ipam }));
+  return (env, stderr) =>
+    fabrikOvsPlugin(async () => ({ env, stderr, openOvs, inProcessIpam: ipam, ...(admit ? { admit } : {}) }));
 }
 
 /** Runs `fn` after every earlier call with the same key has settled; calls with other keys run at once. */

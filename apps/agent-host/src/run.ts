@@ -24,9 +24,11 @@ import {
   type ObjectError,
 } from '@fabrik/api';
 import { createEventRecorder, loadKubeConfig, type Condition, type EventRecorder } from '@fabrik/kube';
+import { ipPoolClient } from '@fabrik/ippool';
 import { createIprouteNetlink } from '@fabrik/netcore/netlink';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { reconcileHost, type HostAgentContext, type WatchedNames } from './host-agent.js';
+import { tenantAdmission, watchNamespaceLabels } from './admission.js';
 import { heldIpPoolClients, inProcessIpam } from './cni-ipam.js';
 import { fabrikOvsVerbs, serveCniSocket } from './cni-socket.js';
 import { createJournalStore } from './journal.js';
@@ -169,11 +171,21 @@ export async function runAgent(
   const cniSeconds = metrics.histogram('cni_request_duration_seconds', 'CNI invocations on the CNI socket', [
     'command',
   ]);
+  // Tenant scoping needs the cluster's view (Namespaces, IPPools): a file source admits every Pod.
+  const namespaces = kc && config.cniSocket ? watchNamespaceLabels(kc, logger) : undefined;
+  const admit =
+    kc && namespaces
+      ? tenantAdmission({
+          objects: () => source.snapshot().objects,
+          namespaceLabels: (name) => namespaces.get(name),
+          ipPools: ipPoolClient(kc),
+        })
+      : undefined;
   const cni = config.cniSocket
     ? await serveCniSocket({
         path: config.cniSocket,
         logger,
-        plugin: fabrikOvsVerbs(ovs, config.ovsdbSocket, inProcessIpam(heldIpPoolClients(kc, logger))),
+        plugin: fabrikOvsVerbs(ovs, config.ovsdbSocket, inProcessIpam(heldIpPoolClients(kc, logger)), admit),
         onAnswered: (command, exitCode, seconds) => {
           cniRequests.inc({ command, result: exitCode === 0 ? 'success' : 'error' });
           cniSeconds.observe({ command }, seconds);
@@ -297,6 +309,7 @@ export async function runAgent(
   } finally {
     relay?.stop();
     await cni?.close();
+    await namespaces?.stop();
     await ovs.close();
     await events?.flush();
   }

@@ -9,4 +9,10 @@ export const PluginErrorCode = {
    * was not deleted. Nothing was changed; DEL it first (the spec forbids ADD twice without DEL).
    */
   attachmentExists: 102,
+  /**
+   * The Pod's namespace may not attach: a Layer2Network on the config's VLAN or trunk, or one of its
+   * IPPools, does not select it (spec.namespaceSelector), or the trunk carries a VLAN whose network
+   * does not allow trunks. Nothing was created.
+   */
+  attachmentNotAllowed: 103,
 } as const;

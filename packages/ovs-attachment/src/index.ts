@@ -9,5 +9,5 @@ export { vlanSettings } from './ovs.js';
 export type { OvsSession, AttachedPort, VlanSettings, OpenOvs } from './ovs.js';
 export { PluginErrorCode } from './codes.js';
 export { openOvsSession, monitoredOvsSession } from './ovs-session.js';
-export type { PluginDeps } from './commands/context.js';
+export type { PluginDeps, AttachmentRequest } from './commands/context.js';
 export type { InProcessIpam } from './ipam.js';

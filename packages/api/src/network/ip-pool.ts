@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InterfaceName, VlanId } from '../primitives.js';
-import { ObjectName, objectMeta, objectNameOf } from '../kube/meta.js';
+import { LabelSelector, ObjectName, objectMeta, objectNameOf } from '../kube/meta.js';
 import { withRules } from '../rules.js';
 import { parseWith, type ParseResult } from '../validation.js';
 import { API_VERSION, GROUP, VERSION, type ResourceKind } from './group.js';
@@ -104,6 +104,9 @@ export const IpPoolSpec = withRules(
     .object({
       ipRanges: z.array(IpRange).min(1).max(64).describe('Where addresses come from (one address family).'),
       subnetInfo: SubnetInfo,
+      namespaceSelector: LabelSelector.optional().describe(
+        'The namespaces whose Pods may take addresses from this pool (over Namespace labels; kubernetes.io/metadata.name picks by name); absent: every namespace.',
+      ),
     })
     .strict(),
   [

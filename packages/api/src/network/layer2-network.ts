@@ -44,6 +44,15 @@ export const Layer2NetworkSpec = withRules(
         .optional()
         .describe('Advertise the host routes of neighbours learnt on the bridge (default false).'),
       nodeSelector: LabelSelector.optional().describe('The nodes that get this network; absent: every node.'),
+      namespaceSelector: LabelSelector.optional().describe(
+        'The namespaces whose Pods may attach to this network (over Namespace labels; kubernetes.io/metadata.name picks by name); absent: every namespace.',
+      ),
+      allowTrunks: z
+        .boolean()
+        .optional()
+        .describe(
+          "Whether a Pod's trunk port may carry this network's VLAN (a NAD's trunk); default false: access ports only.",
+        ),
     })
     .strict(),
   [

@@ -45,6 +45,7 @@ export async function cmdAdd(args: CmdArgs, deps: PluginDeps): Promise<CniResult
   const { settings } = node;
   const conf = loadNetConf(args.config, args.args, args.cniVersion);
   await assertNamespaceFile(args.netns);
+  await deps.admit?.({ conf, config: args.config, cniArgs: args.args });
   const bridge = await resolveBridge(conf.bridge, settings.agentHostConfig);
   const hostName = hostVethName(args.containerId, args.ifname);
   const hostMac = randomMac();
