@@ -63,10 +63,14 @@ export function attachmentRefusal(
   for (const vid of scope.trunks) {
     const on = networksOn(vid);
     if (on.length === 0)
-      return refuse(`${prefix}: trunk VLAN ${vid} is no Layer2Network's: a trunk carries only networks that allow trunks`);
+      return refuse(
+        `${prefix}: trunk VLAN ${vid} is no Layer2Network's: a trunk carries only networks that allow trunks`,
+      );
     const closed = on.find((n) => n.allowTrunks !== true);
     if (closed)
-      return refuse(`${prefix}: Layer2Network ${closed.name} (VLAN ${vid}) does not allow trunks (spec.allowTrunks)`);
+      return refuse(
+        `${prefix}: Layer2Network ${closed.name} (VLAN ${vid}) does not allow trunks (spec.allowTrunks)`,
+      );
   }
 
   const scoped = selected.filter((s) => s.namespaceSelector !== undefined);
