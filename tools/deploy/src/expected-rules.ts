@@ -11,7 +11,8 @@
 //     removeNodeTaint (get node, patch node);
 //   - the event recorder: create, and patch to count a repeated Event, in namespace default;
 //   - fabrik-ipam (@fabrik/ippool): get of an IPPool, update of its /status; made by the
-//     fabrik-ipam binary (fabrik-cni's token) and in-process by agent-host's CNI socket.
+//     fabrik-ipam binary (fabrik-cni's token) and in-process by agent-host's CNI socket;
+//   - agent-host's tenant scoping on its CNI socket: list + watch of Namespaces (their labels).
 
 import type { GrantedRule } from '@fabrik/testkit';
 
@@ -51,7 +52,12 @@ const nodeAgent = (): Grant[] => [
 /** ServiceAccount (namespace fabrik-system) -> expected grants, per kustomization. */
 export const EXPECTED_GRANTS: Record<string, Record<string, Grant[]>> = {
   'deploy/base': {
-    'fabrik-agent-host': [...nodeAgent(), ...ipam()],
+    'fabrik-agent-host': [
+      ...nodeAgent(),
+      ...ipam(),
+      grant('*', '', 'namespaces', 'list'),
+      grant('*', '', 'namespaces', 'watch'),
+    ],
     // No token, no role: agent-netns gets its intent from agent-host's relay.
     'fabrik-hbr': [],
     'fabrik-cni': ipam(),
