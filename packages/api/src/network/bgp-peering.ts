@@ -13,8 +13,8 @@ import { AddressFamilies, VrfObjectName } from './vrf.js';
 
 // BGP as a service (das-schiff's BGPPeering): a BGP session inside a VRF of the selected nodes,
 // for workloads that announce their own routes (Calico, MetalLB, kube-vip). The password never
-// sits in the object: it names a Secret (read by an agent with a Kubernetes source) or, in a
-// node's own intent file, a file.
+// sits in the object: it names a Secret in the agents' namespace (read by an agent with a
+// Kubernetes source) or, in a node's own intent file only, a file (the API server refuses one).
 
 /** The Secret key a BGPPeering's password is read from when the reference names none. */
 export const DEFAULT_BGP_PASSWORD_KEY = 'password';
@@ -48,7 +48,7 @@ export const BgpPeeringSpec = withRules(
         'TCP-MD5 password of the session, from a Secret in the namespace the agents run in (read only by an agent watching the cluster).',
       ),
       passwordFile: AbsolutePath.optional().describe(
-        "TCP-MD5 password of the session, from a file on the node: only in a node's own intent file (an agent refuses it from the cluster).",
+        "TCP-MD5 password of the session, from a file on the node: only in a node's own intent file (and agent-host's relay); refused by the API server (use passwordSecretRef).",
       ),
       maxPrefixes: z
         .number()
@@ -92,10 +92,19 @@ export const BgpPeeringSpec = withRules(
       cel: 'has(self.address) != has(self.listenRange)',
     },
     {
+      // The API server only: a cluster object may not make a root process read a file of the
+      // node. A node's own intent file (and agent-host's relay, which writes the Secret's password
+      // into a file for agent-netns) still names one, so the zod schema keeps the field.
+      message:
+        'removed from BGPPeerings in the cluster: give the password in a Secret of the agents\' namespace (passwordSecretRef)',
+      field: ['passwordFile'],
+      cel: '!has(self.passwordFile)',
+    },
+    {
       message: 'give passwordSecretRef or passwordFile, not both',
       field: ['passwordFile'],
+      // The API server refuses any passwordFile (above): this one is for intent files.
       holds: (s) => s.passwordSecretRef === undefined || s.passwordFile === undefined,
-      cel: '!has(self.passwordSecretRef) || !has(self.passwordFile)',
     },
     {
       message: 'give holdTime and keepaliveTime together',
