@@ -12,7 +12,7 @@ import type { IntentObject } from '@fabrik/agent-runtime';
 import { SPEC_VERSIONS, runPlugin } from '@fabrik/cni-skel';
 import { ipPoolClient } from '@fabrik/ippool';
 import { loadKubeConfig, type Informer, type Labels } from '@fabrik/kube';
-import { runCommand } from '@fabrik/netcore';
+import { isCommandError, runCommand } from '@fabrik/netcore';
 import { hostVethName } from '@fabrik/ovs-attachment';
 import {
   createTempNetns,
@@ -215,5 +215,64 @@ describe('tenant scoping on the CNI socket path', () => {
       msg: 'network config trunk-nad: Layer2Network blue (VLAN 100) does not allow trunks (spec.allowTrunks)',
     });
     expect(await hostLinkExists(hostVethName('c-trunk', 'net1'))).toBe(false);
+  });
+});
+
+describe('the API server (the CRDs of deploy/crds)', () => {
+  /** `kubectl apply` of `object`: its error output, or undefined when accepted. */
+  const applyError = async (object: Record<string, unknown>): Promise<string | undefined> => {
+    const file = join(dir, `${uniqueName('obj')}.yaml`);
+    await writeFile(file, stringify(object));
+    return api.kubectl('apply', '-f', file).then(
+      () => undefined,
+      (e: unknown) => (isCommandError(e) ? e.stderr : String(e)),
+    );
+  };
+
+  it('refuses a BGPPeering naming a file of the node, with the field and the way out', async () => {
+    const refused = await applyError({
+      apiVersion: 'network.fabrik.dev/v1alpha1',
+      kind: 'BGPPeering',
+      metadata: { name: 'tenant-file' },
+      spec: { vrf: 'red', address: '10.2.0.50', remoteAs: 64512, passwordFile: '/etc/shadow' },
+    });
+    expect(refused).toContain('spec.passwordFile');
+    expect(refused).toContain(
+      "removed from BGPPeerings in the cluster: give the password in a Secret of the agents' namespace (passwordSecretRef)",
+    );
+    expect(
+      await applyError({
+        apiVersion: 'network.fabrik.dev/v1alpha1',
+        kind: 'BGPPeering',
+        metadata: { name: 'tenant-secret' },
+        spec: { vrf: 'red', address: '10.2.0.50', remoteAs: 64512, passwordSecretRef: { name: 'red-bgp' } },
+      }),
+    ).toBeUndefined();
+  });
+
+  it('accepts a namespaceSelector picking namespaces by name and a trunk allowance', async () => {
+    expect(
+      await applyError({
+        apiVersion: 'network.fabrik.dev/v1alpha1',
+        kind: 'Layer2Network',
+        metadata: { name: 'green' },
+        spec: {
+          vni: 2200,
+          vlan: 200,
+          allowTrunks: true,
+          namespaceSelector: {
+            matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['team-a'] }],
+          },
+        },
+      }),
+    ).toBeUndefined();
+    const spec = JSON.parse(await api.kubectl('get', 'layer2network', 'green', '-o', 'jsonpath={.spec}')) as {
+      allowTrunks?: boolean;
+      namespaceSelector?: unknown;
+    };
+    expect(spec).toMatchObject({
+      allowTrunks: true,
+      namespaceSelector: { matchExpressions: [{ values: ['team-a'] }] },
+    });
   });
 });
