@@ -105,7 +105,12 @@ async function scopedPools(
         ],
         (e: unknown) => {
           if (isNotFoundError(e)) return [];
-          throw e;
+          throw new CniError(
+            CniErrorCode.tryAgainLater,
+            `IPPool ${name}: its namespaceSelector could not be read: ${e instanceof Error ? e.message : String(e)}`,
+            undefined,
+            { cause: e },
+          );
         },
       ),
     ),
