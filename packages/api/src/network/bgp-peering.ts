@@ -96,7 +96,7 @@ export const BgpPeeringSpec = withRules(
       // node. A node's own intent file (and agent-host's relay, which writes the Secret's password
       // into a file for agent-netns) still names one, so the zod schema keeps the field.
       message:
-        'removed from BGPPeerings in the cluster: give the password in a Secret of the agents\' namespace (passwordSecretRef)',
+        "removed from BGPPeerings in the cluster: give the password in a Secret of the agents' namespace (passwordSecretRef)",
       field: ['passwordFile'],
       cel: '!has(self.passwordFile)',
     },
