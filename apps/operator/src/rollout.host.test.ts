@@ -14,6 +14,7 @@ import {
   ROLLOUT_RETRY_ANNOTATION,
   VRF_RESOURCE,
   parseNodeNetworkConfig,
+  type NetworkRolloutStatus,
   type NodeNetworkConfig,
 } from '@fabrik/api';
 import { NODES, NodeObject, ObjectMeta, customObjects, loadKubeConfig } from '@fabrik/kube';
@@ -66,14 +67,23 @@ async function changeIntent(vni: number): Promise<void> {
   });
 }
 
-const untilPhase = (phase: string, timeoutMs = 60_000) =>
+/** The NetworkRollout once its status satisfies `done`. */
+const untilStatus = (what: string, done: (s: NetworkRolloutStatus) => boolean, timeoutMs = 60_000) =>
   until(
-    `the NetworkRollout ${phase}`,
+    `the NetworkRollout ${what}`,
     async () => {
       const r = await rollout();
-      return r.status?.phase === phase ? r : undefined;
+      return r.status !== undefined && done(r.status) ? r : undefined;
     },
     timeoutMs,
+  );
+const untilPhase = (phase: NetworkRolloutStatus['phase']) => untilStatus(phase, (s) => s.phase === phase);
+const untilAllReady = () =>
+  untilStatus('Complete, every node ready', (s) => s.phase === 'Complete' && s.ready === NODE_COUNT);
+const untilFailedOn = (node: string) =>
+  untilStatus(
+    `Failed on ${node}`,
+    (s) => s.phase === 'Failed' && (s.failures ?? []).some((f) => f.node === node),
   );
 
 beforeAll(async () => {
@@ -114,8 +124,8 @@ afterAll(async () => {
 
 describe('the gated rollout on a real API server', () => {
   it('gives new nodes their first configuration at once, and the NetworkRollout completes', async () => {
-    const done = await untilPhase('Complete');
-    expect(done.status).toMatchObject({ ready: NODE_COUNT, updating: 0, failed: 0, total: NODE_COUNT });
+    const done = await untilAllReady();
+    expect(done.status).toMatchObject({ updating: 0, failed: 0, total: NODE_COUNT });
   });
 
   it('moves canaries first, then by name, never more than maxUnavailable not updated at once', async () => {
@@ -123,7 +133,7 @@ describe('the gated rollout on a real API server', () => {
     await changeIntent(3001);
     let mostNotUpdated = 0;
     const after = await until(
-      'every node on its new revision',
+      'every node on its new revision, all ready',
       async () => {
         const now = await revisions();
         const notUpdated = [...now.values()].filter(
@@ -134,6 +144,7 @@ describe('the gated rollout on a real API server', () => {
         mostNotUpdated = Math.max(mostNotUpdated, notUpdated.length);
         const r = await rollout();
         return r.status?.phase === 'Complete' &&
+          r.status.ready === NODE_COUNT &&
           [...now.values()].every((c) => c.spec.revision !== before.get(c.metadata.name)?.spec.revision)
           ? now
           : undefined;
@@ -157,7 +168,7 @@ describe('the gated rollout on a real API server', () => {
     const before = await revisions();
     agents.set('node-007', 'stalls');
     await changeIntent(3002);
-    const failed = await untilPhase('Failed');
+    const failed = await untilFailedOn('node-007');
     expect(failed.status?.failures).toEqual([
       expect.objectContaining({ node: 'node-007', why: 'not updated within 3000 ms of the move' }),
     ]);
@@ -181,14 +192,14 @@ describe('the gated rollout on a real API server', () => {
     await rollouts().patch(NETWORK_ROLLOUT_NAME, {
       metadata: { annotations: { [ROLLOUT_RETRY_ANNOTATION]: '1' } },
     });
-    const done = await untilPhase('Complete');
-    expect(done.status).toMatchObject({ ready: NODE_COUNT, failed: 0, failures: [], retried: '1' });
+    const done = await untilAllReady();
+    expect(done.status).toMatchObject({ failed: 0, failures: [], retried: '1' });
   });
 
   it('never counts a stale heartbeat: the node times out and the rollout rolls back', async () => {
     agents.set('node-012', 'stale');
     await changeIntent(3003);
-    const failed = await untilPhase('Failed');
+    const failed = await untilFailedOn('node-012');
     expect(failed.status?.failures?.map((f) => f.node)).toEqual(['node-012']);
   });
 
@@ -196,7 +207,7 @@ describe('the gated rollout on a real API server', () => {
     agents.set('node-012', 'applies');
     agents.set('node-003', 'fails');
     await changeIntent(3004); // a new revision for every node: the failure recorded for node-012 no longer holds
-    const failed = await untilPhase('Failed');
+    const failed = await untilFailedOn('node-003');
     expect(failed.status?.failures).toEqual([
       expect.objectContaining({
         node: 'node-003',
@@ -206,8 +217,8 @@ describe('the gated rollout on a real API server', () => {
     ]);
     agents.set('node-003', 'applies');
     await changeIntent(3005);
-    const done = await untilPhase('Complete');
-    expect(done.status).toMatchObject({ ready: NODE_COUNT, failed: 0 });
+    const done = await untilAllReady();
+    expect(done.status).toMatchObject({ failed: 0, failures: [] });
   });
 
   it('moves nothing while paused, and resumes', async () => {
@@ -219,6 +230,6 @@ describe('the gated rollout on a real API server', () => {
     for (const [name, c] of await revisions())
       expect(c.spec.revision, name).toBe(before.get(name)?.spec.revision);
     await rollouts().patch(NETWORK_ROLLOUT_NAME, { spec: { paused: false } });
-    await untilPhase('Complete');
+    await untilAllReady();
   });
 });
