@@ -30,6 +30,8 @@ export interface ExistingConfig {
   readonly metadata: {
     readonly name: string;
     readonly uid?: string;
+    /** Compared as a number with the one a write returned (etcd's revision, as kube-apiserver gives it). */
+    readonly resourceVersion?: string;
     readonly annotations?: Readonly<Record<string, string>>;
   };
   readonly spec?: unknown;

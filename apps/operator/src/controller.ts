@@ -105,6 +105,25 @@ export function startController(options: ControllerOptions): Controller {
   let graceTimer: NodeJS.Timeout | undefined;
   /** Wakes a pass when a moved node's timeout ends or a report turns stale. */
   let rolloutTimer: NodeJS.Timeout | undefined;
+  /**
+   * The objects this replica wrote, as the server returned them, until the informer has them: a
+   * pass that ran on a cache without its own last writes would move the same nodes again (and
+   * count them as not moved against maxUnavailable).
+   */
+  const written = new Map<string, ExistingConfig>();
+  const configOf = (name: string): ExistingConfig | undefined => {
+    const cached = informers.configs.get(name);
+    const own = written.get(name);
+    if (own === undefined) return cached;
+    if (
+      cached !== undefined &&
+      Number(cached.metadata.resourceVersion) >= Number(own.metadata.resourceVersion)
+    ) {
+      written.delete(name);
+      return cached;
+    }
+    return own;
+  };
   const rolloutsApi = customObjects(kc, NETWORK_ROLLOUT_RESOURCE, NetworkRollout, {
     fieldManager: FIELD_MANAGER,
   });
@@ -152,6 +171,7 @@ export function startController(options: ControllerOptions): Controller {
         metadata: { name: write.name, annotations: write.annotations },
       };
       current = await configsApi.patch(write.name, object, { type: 'apply', force: true });
+      written.set(write.name, current);
       metrics?.writes.inc({ verb: 'apply' });
       applied = true;
     }
@@ -204,6 +224,7 @@ export function startController(options: ControllerOptions): Controller {
         if (!isNotFoundError(error)) throw error;
       }
       goneSince.delete(name);
+      written.delete(name);
       reported.delete(name);
       deleted++;
     }
@@ -242,7 +263,7 @@ export function startController(options: ControllerOptions): Controller {
         rolloutNodeOf(
           r.name,
           r.spec,
-          informers.configs.get(r.name),
+          configOf(r.name),
           informers.nodes.get(r.name)?.metadata.labels?.[canaryLabel] !== undefined,
         ),
       ),
@@ -257,16 +278,14 @@ export function startController(options: ControllerOptions): Controller {
     };
     const plan = planRollout(rolloutInput);
     const writes = new Map(
-      nodeWritesOf(
-        plan,
-        new Map(rendered.map((r) => [r.name, r.spec])),
-        (n) => informers.configs.get(n),
-        now,
-      ).map((w) => [w.name, w]),
+      nodeWritesOf(plan, new Map(rendered.map((r) => [r.name, r.spec])), configOf, now).map((w) => [
+        w.name,
+        w,
+      ]),
     );
     let applied = 0;
     await inBatches(rendered, WRITE_CONCURRENCY, async (r) => {
-      if (await writeNode(r, writes.get(r.name), informers.configs.get(r.name))) applied++;
+      if (await writeNode(r, writes.get(r.name), configOf(r.name))) applied++;
       reportProblems(r, informers.nodes.get(r.name)?.metadata.uid);
     });
     await writeRollout(plan, rollout);

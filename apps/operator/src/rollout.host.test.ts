@@ -28,10 +28,18 @@ import { ROLLOUT_ANNOTATIONS } from './rollout/node-writes.js';
 const NODE_COUNT = 50;
 const MAX_UNAVAILABLE = 5;
 const CANARIES = ['node-040', 'node-045'];
+/** Above what one node's apply takes on a loaded 2-core machine, below what makes the tests slow. */
+const NODE_TIMEOUT_SECONDS = 5;
+/** A rollout of 50 nodes, 5 at a time, on a loaded machine. */
+const ROLLOUT_TEST_MS = 150_000;
 const config = OperatorConfig.parse({
   identity: { routerIdPool: '10.255.0.0/24', vtepPool: '10.254.0.0/24', asn: { from: 65000, to: 65999 } },
   debounceMs: 50,
-  rollout: { maxUnavailable: MAX_UNAVAILABLE, heartbeatMaxAgeSeconds: 2, nodeTimeoutSeconds: 3 },
+  rollout: {
+    maxUnavailable: MAX_UNAVAILABLE,
+    heartbeatMaxAgeSeconds: 5,
+    nodeTimeoutSeconds: NODE_TIMEOUT_SECONDS,
+  },
 });
 const logger = createLogger({ name: 'fabrik-operator', level: 'silent' });
 const nodeName = (i: number) => `node-${String(i).padStart(3, '0')}`;
@@ -68,7 +76,7 @@ async function changeIntent(vni: number): Promise<void> {
 }
 
 /** The NetworkRollout once its status satisfies `done`. */
-const untilStatus = (what: string, done: (s: NetworkRolloutStatus) => boolean, timeoutMs = 60_000) =>
+const untilStatus = (what: string, done: (s: NetworkRolloutStatus) => boolean, timeoutMs = ROLLOUT_TEST_MS) =>
   until(
     `the NetworkRollout ${what}`,
     async () => {
@@ -112,7 +120,7 @@ beforeAll(async () => {
         }),
       ),
     );
-  agents = startSimulatedAgents(kc, { heartbeatEveryMs: 500, applyDelayMs: 150 });
+  agents = startSimulatedAgents(kc, { heartbeatEveryMs: 2_000, applyDelayMs: 150 });
   controller = startController({ kc: operatorKc, config, logger, instance: 'test' });
 }, 180_000);
 
@@ -122,7 +130,7 @@ afterAll(async () => {
   await server?.destroy();
 });
 
-describe('the gated rollout on a real API server', () => {
+describe('the gated rollout on a real API server', { timeout: ROLLOUT_TEST_MS + 30_000 }, () => {
   it('gives new nodes their first configuration at once, and the NetworkRollout completes', async () => {
     const done = await untilAllReady();
     expect(done.status).toMatchObject({ updating: 0, failed: 0, total: NODE_COUNT });
@@ -149,7 +157,7 @@ describe('the gated rollout on a real API server', () => {
           ? now
           : undefined;
       },
-      60_000,
+      ROLLOUT_TEST_MS,
     );
     expect(mostNotUpdated).toBeGreaterThan(0);
     expect(mostNotUpdated).toBeLessThanOrEqual(MAX_UNAVAILABLE);
@@ -170,7 +178,10 @@ describe('the gated rollout on a real API server', () => {
     await changeIntent(3002);
     const failed = await untilFailedOn('node-007');
     expect(failed.status?.failures).toEqual([
-      expect.objectContaining({ node: 'node-007', why: 'not updated within 3000 ms of the move' }),
+      expect.objectContaining({
+        node: 'node-007',
+        why: `not updated within ${NODE_TIMEOUT_SECONDS * 1000} ms of the move`,
+      }),
     ]);
     const after = await until('every node back on its revision', async () => {
       const now = await revisions();
@@ -185,7 +196,7 @@ describe('the gated rollout on a real API server', () => {
   it('does not move to the failed revision again, until a retry is asked', async () => {
     const before = await revisions();
     agents.set('node-007', 'applies');
-    await new Promise((done) => setTimeout(done, 4_000)); // longer than a node timeout
+    await new Promise((done) => setTimeout(done, NODE_TIMEOUT_SECONDS * 1000 + 1_000)); // longer than a node timeout
     expect((await rollout()).status?.phase).toBe('Failed');
     const now = await revisions();
     for (const [name, c] of now) expect(c.spec.revision, name).toBe(before.get(name)?.spec.revision);
