@@ -27,7 +27,10 @@ import { startSimulatedAgents } from '../test/simulated-agents.js';
 
 const NODE_COUNT = Number(process.env['BENCH_NODES'] ?? 200);
 const TIMEOUT_MS = 300_000;
-const logger = createLogger({ name: 'fabrik-operator', level: 'silent' });
+const logger = createLogger({
+  name: 'fabrik-operator',
+  level: (process.env['BENCH_LOG'] as 'info' | undefined) ?? 'silent',
+});
 const configOf = (maxUnavailable: OperatorConfigInput['rollout'] extends infer R ? R : never) =>
   OperatorConfig.parse({
     identity: { routerIdPool: '10.255.0.0/24', vtepPool: '10.254.0.0/24', asn: { from: 65000, to: 65999 } },

@@ -284,11 +284,13 @@ export function startController(options: ControllerOptions): Controller {
       ]),
     );
     let applied = 0;
+    // Complete is reported before the settling writes (they only drop the rollback records).
+    if (plan.phase === 'complete') await writeRollout(plan, rollout);
     await inBatches(rendered, WRITE_CONCURRENCY, async (r) => {
       if (await writeNode(r, writes.get(r.name), configOf(r.name))) applied++;
       reportProblems(r, informers.nodes.get(r.name)?.metadata.uid);
     });
-    await writeRollout(plan, rollout);
+    if (plan.phase !== 'complete') await writeRollout(plan, rollout);
     clearTimeout(rolloutTimer);
     const checkInMs = nextCheckInMs(plan, rolloutInput);
     if (checkInMs !== undefined)
