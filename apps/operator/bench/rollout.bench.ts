@@ -1,6 +1,6 @@
 // npm run bench:rollout — what gating costs a rollout, against the floor measured in the same run.
 // @fabrik/testkit's kube-apiserver, 200 Nodes, their agents simulated (test/simulated-agents.ts).
-// floor: with the rollout paused, the bench itself writes every node a new spec (server-side
+// floor: with the operator stopped (its rollout paused), the bench itself writes every node a new spec (server-side
 //   apply, 16 at a time, as the operator writes) and waits until every agent reports it: the same
 //   per-node applies with no gating.
 // 100%: the rollout resumes with maxUnavailable 100%: the operator moves every node back to its
@@ -87,6 +87,8 @@ try {
   });
   await complete();
   await setPaused(true);
+  await controller.idle();
+  await controller.stop(); // the floor runs without the operator's passes competing for the CPU
 
   // floor: every node a new spec, no gating
   const { items } = await configs.list();
@@ -110,6 +112,13 @@ try {
   const floorMs = Date.now() - started;
 
   // 100%: the operator moves every node back to its rendered revision
+  controller = startController({
+    kc,
+    config: configOf({ maxUnavailable: '100%' }),
+    logger,
+    instance: 'bench',
+  });
+  await controller.idle();
   started = Date.now();
   await setPaused(false);
   await complete();
