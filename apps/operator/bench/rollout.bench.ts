@@ -6,6 +6,7 @@
 // 100%: the rollout resumes with maxUnavailable 100%: the operator moves every node back to its
 //   rendered revision; the time until the NetworkRollout is Complete with every node ready.
 // 10%: a new VRF (a new revision for every node) rolled out with maxUnavailable 10%.
+// BENCH_NODES changes the node count; BENCH_LOG=info prints the operator's pass lines.
 // Last line: RESULT rollout nodes=200 overhead_ratio=<100% / floor> complete_ms_10pct=<ms>
 import {
   API_VERSION,
