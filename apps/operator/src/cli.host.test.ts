@@ -98,6 +98,8 @@ describe('fabrik-operator', () => {
         `* network.fabrik.dev ${r} list`,
         `* network.fabrik.dev ${r} watch`,
       ]),
+      ...['create', 'list', 'watch'].map((v) => `* network.fabrik.dev networkrollouts ${v}`),
+      '* network.fabrik.dev networkrollouts/status patch',
       ...['create', 'delete', 'list', 'patch', 'watch'].map(
         (v) => `* network.fabrik.dev nodenetworkconfigs ${v}`,
       ),

@@ -4,7 +4,9 @@ import {
   BGP_PEERING_RESOURCE,
   IP_POOL_RESOURCE,
   LAYER2_NETWORK_RESOURCE,
+  NETWORK_ROLLOUT_RESOURCE,
   NODE_NETWORK_CONFIG_RESOURCE,
+  NetworkRollout,
   NodeIdentity,
   VRF_RESOURCE,
   type ResourceKind,
@@ -25,9 +27,16 @@ export const INTENT_KINDS: readonly ResourceKind[] = [
 
 /** A NodeNetworkConfig as the operator reads it back: its name, uid and recorded spec. */
 export interface ExistingConfig {
-  readonly metadata: { readonly name: string; readonly uid?: string };
+  readonly metadata: {
+    readonly name: string;
+    readonly uid?: string;
+    /** Compared as a number with the one a write returned (etcd's revision, as kube-apiserver gives it). */
+    readonly resourceVersion?: string;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
   readonly spec?: unknown;
-  readonly status?: { readonly conditions?: unknown };
+  /** The operator's conditions and each agent's section (read by the rollout). */
+  readonly status?: { readonly conditions?: unknown } & Readonly<Record<string, unknown>>;
 }
 
 /** An object of `kind` as the server has it; only its name is required (each is validated when rendered). */
@@ -48,6 +57,8 @@ const existingConfigParser = (raw: unknown): ExistingConfig => {
 export interface ClusterInformers {
   readonly nodes: Informer<NodeObject>;
   readonly configs: Informer<ExistingConfig>;
+  /** The NetworkRollout (one object; its spec pauses, its status holds the failures). */
+  readonly rollouts: Informer<NetworkRollout>;
   hasSynced(): boolean;
   waitForSync(): Promise<void>;
   /** What rendering needs, from the caches now. */
@@ -75,6 +86,13 @@ export function startClusterInformers(options: {
     parse: existingConfigParser,
     onChange: (key) => options.onChange(`NodeNetworkConfig ${key}`),
   });
+  const rollouts = startInformer({
+    ...common,
+    ...NETWORK_ROLLOUT_RESOURCE,
+    name: 'NetworkRollout',
+    parse: NetworkRollout,
+    onChange: (key) => options.onChange(`NetworkRollout ${key}`),
+  });
   const intents = INTENT_KINDS.map((resource) =>
     startInformer({
       ...common,
@@ -84,10 +102,11 @@ export function startClusterInformers(options: {
       onChange: (key) => options.onChange(`${resource.kind} ${key}`),
     }),
   );
-  const all: Informer<unknown>[] = [nodes, configs, ...intents];
+  const all: Informer<unknown>[] = [nodes, configs, rollouts, ...intents];
   return {
     nodes,
     configs,
+    rollouts,
     hasSynced: () => all.every((i) => i.hasSynced()),
     waitForSync: async () => {
       await Promise.all(all.map((i) => i.waitForSync()));

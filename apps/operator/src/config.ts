@@ -46,6 +46,39 @@ export const OperatorConfig = z
       .min(0)
       .max(30 * 24 * 3600)
       .default(600),
+    /** How nodes move to a new revision (docs/operator.md, "Rollouts"). */
+    rollout: z
+      .object({
+        maxUnavailable: z
+          .union([
+            z.number().int().min(1),
+            z
+              .string()
+              .regex(
+                /^(100|[1-9][0-9]?)%$/,
+                'must be a percentage from 1% to 100%',
+              ) as z.ZodType<`${number}%`>,
+          ])
+          .default(1)
+          .describe(
+            'Nodes moved and not yet updated at once: a number, or a percentage of the nodes to move.',
+          ),
+        canaryLabel: z.string().min(1).max(317).default('network.fabrik.dev/canary'),
+        heartbeatMaxAgeSeconds: z.number().int().min(1).max(3600).default(60),
+        nodeTimeoutSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(24 * 3600)
+          .default(300),
+      })
+      .strict()
+      .default({
+        maxUnavailable: 1,
+        canaryLabel: 'network.fabrik.dev/canary',
+        heartbeatMaxAgeSeconds: 60,
+        nodeTimeoutSeconds: 300,
+      }),
     /** Changes arriving within this long are rendered in one pass. */
     debounceMs: z.number().int().min(0).max(1000).default(200),
     metricsAddress: ListenAddress.default(':9741'),

@@ -1,18 +1,34 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createWorkQueue, type Logger } from '@fabrik/agent-runtime';
-import { NODE_NETWORK_CONFIG_RESOURCE, type Condition } from '@fabrik/api';
-import { createEventRecorder, customObjects, isNotFoundError, type EventRecorder } from '@fabrik/kube';
+import {
+  API_VERSION,
+  NETWORK_ROLLOUT_NAME,
+  NETWORK_ROLLOUT_RESOURCE,
+  NODE_NETWORK_CONFIG_RESOURCE,
+  NetworkRollout,
+  type Condition,
+} from '@fabrik/api';
+import {
+  createEventRecorder,
+  customObjects,
+  isAlreadyExistsError,
+  isNotFoundError,
+  type EventRecorder,
+} from '@fabrik/kube';
 import { setCondition } from '@fabrik/kube/labels';
 import type { OperatorConfig } from './config.js';
 import { startClusterInformers, type ClusterInformers, type ExistingConfig } from './cluster-informers.js';
 import { identityCondition } from './identity/conditions.js';
 import { nodeNetworkConfigOf, renderCluster, type RenderedNode } from './render.js';
 import type { OperatorMetrics } from './metrics.js';
-import { canonicalJson } from './revision.js';
+import { nodeWritesOf, rolloutNodeOf, type NodeWrite } from './rollout/node-writes.js';
+import { planRollout, type RolloutPlan } from './rollout/plan.js';
+import { failuresOf, nextCheckInMs, rolloutStatusOf } from './rollout/status.js';
 
-// The operator's loop: every change of a Node, a network object or a NodeNetworkConfig marks the
-// cluster dirty; one pass (debounced, one at a time) renders every node and writes what differs:
-// the spec by server-side apply, the IdentityAllocated condition, an Event on the Node when a
+// The operator's loop: every change of a Node, a network object, a NodeNetworkConfig or the
+// NetworkRollout marks the cluster dirty; one pass (debounced, one at a time) renders every node,
+// plans the rollout (rollout/plan.ts) and writes what it allows: the spec by server-side apply,
+// the NetworkRollout's status, the IdentityAllocated condition, an Event on the Node when a
 // problem appears, and deletes the NodeNetworkConfig of a Node gone longer than the grace period.
 
 /** The field manager of every write: the spec of a NodeNetworkConfig is the operator's alone. */
@@ -35,6 +51,8 @@ export interface PassResult {
   readonly nodes: number;
   readonly applied: number;
   readonly deleted: number;
+  /** The rollout's phase after the pass. */
+  readonly rollout: RolloutPlan['phase'];
   readonly problems: number;
   readonly durationMs: number;
 }
@@ -85,6 +103,30 @@ export function startController(options: ControllerOptions): Controller {
   const metrics = options.metrics;
   /** Wakes a pass when the earliest grace period ends (not a queue entry: idle() does not wait for it). */
   let graceTimer: NodeJS.Timeout | undefined;
+  /** Wakes a pass when a moved node's timeout ends or a report turns stale. */
+  let rolloutTimer: NodeJS.Timeout | undefined;
+  /**
+   * The objects this replica wrote, as the server returned them, until the informer has them: a
+   * pass that ran on a cache without its own last writes would move the same nodes again (and
+   * count them as not moved against maxUnavailable).
+   */
+  const written = new Map<string, ExistingConfig>();
+  const configOf = (name: string): ExistingConfig | undefined => {
+    const cached = informers.configs.get(name);
+    const own = written.get(name);
+    if (own === undefined) return cached;
+    if (
+      cached !== undefined &&
+      Number(cached.metadata.resourceVersion) >= Number(own.metadata.resourceVersion)
+    ) {
+      written.delete(name);
+      return cached;
+    }
+    return own;
+  };
+  const rolloutsApi = customObjects(kc, NETWORK_ROLLOUT_RESOURCE, NetworkRollout, {
+    fieldManager: FIELD_MANAGER,
+  });
 
   const queue = createWorkQueue({
     process: async () => {
@@ -116,14 +158,20 @@ export function startController(options: ControllerOptions): Controller {
     () => undefined, // stopped before it synced
   );
 
-  async function writeNode(rendered: RenderedNode, existing: ExistingConfig | undefined): Promise<boolean> {
+  async function writeNode(
+    rendered: RenderedNode,
+    write: NodeWrite | undefined,
+    existing: ExistingConfig | undefined,
+  ): Promise<boolean> {
     let current = existing;
     let applied = false;
-    if (canonicalJson(existing?.spec) !== canonicalJson(rendered.spec)) {
-      current = await configsApi.patch(rendered.name, nodeNetworkConfigOf(rendered), {
-        type: 'apply',
-        force: true,
-      });
+    if (write !== undefined) {
+      const object = {
+        ...nodeNetworkConfigOf(write),
+        metadata: { name: write.name, annotations: write.annotations },
+      };
+      current = await configsApi.patch(write.name, object, { type: 'apply', force: true });
+      written.set(write.name, current);
       metrics?.writes.inc({ verb: 'apply' });
       applied = true;
     }
@@ -176,21 +224,77 @@ export function startController(options: ControllerOptions): Controller {
         if (!isNotFoundError(error)) throw error;
       }
       goneSince.delete(name);
+      written.delete(name);
       reported.delete(name);
       deleted++;
     }
     return nextInMs === undefined ? { deleted } : { deleted, nextInMs };
   }
 
+  /** Writes the NetworkRollout's status when it differs, creating the object the first time. */
+  async function writeRollout(plan: RolloutPlan, rollout: NetworkRollout | undefined): Promise<void> {
+    const status = rolloutStatusOf(plan, rollout, clock());
+    if (rollout !== undefined && JSON.stringify(rollout.status) === JSON.stringify(status)) return;
+    if (rollout === undefined) {
+      const object = {
+        apiVersion: API_VERSION,
+        kind: 'NetworkRollout',
+        metadata: { name: NETWORK_ROLLOUT_NAME },
+      };
+      try {
+        await rolloutsApi.create(object);
+      } catch (error) {
+        if (!isAlreadyExistsError(error)) throw error; // created meanwhile: the status patch below applies
+      }
+    }
+    await rolloutsApi.patchStatus(NETWORK_ROLLOUT_NAME, { status }, { type: 'merge' });
+    metrics?.writes.inc({ verb: 'rollout-status' });
+  }
+
   async function pass(): Promise<PassResult> {
     const started = Date.now();
+    const now = clock();
     const state = informers.state();
     const rendered = renderCluster(config, state);
+    const rollout = informers.rollouts.get(NETWORK_ROLLOUT_NAME);
+    const { canaryLabel, maxUnavailable, heartbeatMaxAgeSeconds, nodeTimeoutSeconds } = config.rollout;
+    const rolloutInput = {
+      nodes: rendered.map((r) =>
+        rolloutNodeOf(
+          r.name,
+          r.spec,
+          configOf(r.name),
+          informers.nodes.get(r.name)?.metadata.labels?.[canaryLabel] !== undefined,
+        ),
+      ),
+      failures: failuresOf(rollout),
+      settings: {
+        maxUnavailable,
+        heartbeatMaxAgeMs: heartbeatMaxAgeSeconds * 1000,
+        nodeTimeoutMs: nodeTimeoutSeconds * 1000,
+        paused: rollout?.spec?.paused === true,
+      },
+      now,
+    };
+    const plan = planRollout(rolloutInput);
+    const writes = new Map(
+      nodeWritesOf(plan, new Map(rendered.map((r) => [r.name, r.spec])), configOf, now).map((w) => [
+        w.name,
+        w,
+      ]),
+    );
     let applied = 0;
+    // Complete is reported before the settling writes (they only drop the rollback records).
+    if (plan.phase === 'complete') await writeRollout(plan, rollout);
     await inBatches(rendered, WRITE_CONCURRENCY, async (r) => {
-      if (await writeNode(r, informers.configs.get(r.name))) applied++;
+      if (await writeNode(r, writes.get(r.name), configOf(r.name))) applied++;
       reportProblems(r, informers.nodes.get(r.name)?.metadata.uid);
     });
+    if (plan.phase !== 'complete') await writeRollout(plan, rollout);
+    clearTimeout(rolloutTimer);
+    const checkInMs = nextCheckInMs(plan, rolloutInput);
+    if (checkInMs !== undefined)
+      rolloutTimer = setTimeout(() => queue.add(CLUSTER_KEY, 'rollout timeout'), checkInMs + 10);
     const gone = await collectGone(new Set(state.nodes.map((n) => n.name)));
     clearTimeout(graceTimer);
     if (gone.nextInMs !== undefined)
@@ -203,6 +307,7 @@ export function startController(options: ControllerOptions): Controller {
       nodes: rendered.length,
       applied,
       deleted: gone.deleted,
+      rollout: plan.phase,
       problems,
       durationMs: Date.now() - started,
     };
@@ -223,6 +328,7 @@ export function startController(options: ControllerOptions): Controller {
     hasSynced: () => informers.hasSynced(),
     stop: async () => {
       clearTimeout(graceTimer);
+      clearTimeout(rolloutTimer);
       await informers.stop();
       await queue.stop();
       await events.flush();

@@ -107,6 +107,16 @@ export {
   parseNodeNetworkConfig,
 } from './network/node-network-config.js';
 export {
+  NETWORK_ROLLOUT_NAME,
+  ROLLOUT_RETRY_ANNOTATION,
+  ROLLOUT_PHASES,
+  RolloutFailure,
+  NetworkRolloutSpec,
+  NetworkRolloutStatus,
+  NetworkRollout,
+  NETWORK_ROLLOUT_RESOURCE,
+} from './network/network-rollout.js';
+export {
   NAD_GROUP,
   NAD_VERSION,
   NetworkAttachmentDefinitionSpec,

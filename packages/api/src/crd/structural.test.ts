@@ -158,6 +158,7 @@ describe('generated CRDs', () => {
       'fipp',
       'fnns',
       'fnnc',
+      'fnro',
       'net-attach-def',
     ]);
   });
