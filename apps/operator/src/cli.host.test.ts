@@ -12,15 +12,15 @@ import { z } from 'zod';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { NODE_NETWORK_CONFIG_RESOURCE, NodeNetworkConfig } from '@fabrik/api';
 import { flattenRules } from '@fabrik/deploy';
-import { NODES, NodeObject, ObjectMeta, customObjects, loadKubeConfig } from '@fabrik/kube';
+import { NODES, NodeObject, ObjectMeta, customObjects } from '@fabrik/kube';
 import {
   sourceCommand,
   startAgentProcess,
-  startKubeApiServer,
   until,
   type AgentProcess,
   type KubeApiServer,
 } from '@fabrik/testkit';
+import { startOperatorServer } from '../test/operator-server.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const CLI = join(ROOT, 'apps/operator/src/cli.ts');
@@ -47,18 +47,7 @@ const runCli = async (...args: string[]) => {
 };
 
 beforeAll(async () => {
-  server = await startKubeApiServer();
-  kc = loadKubeConfig({ kubeconfig: server.kubeconfigPath }).kc;
-  await server.kubectl(
-    'apply',
-    '-f',
-    join(ROOT, 'deploy/base/namespace.yaml'),
-    '-f',
-    join(ROOT, 'deploy/base/rbac.yaml'),
-    '-f',
-    join(ROOT, 'deploy/operator/rbac.yaml'),
-  );
-  operatorKubeconfig = await server.writeServiceAccountKubeconfig('fabrik-system', 'fabrik-operator');
+  ({ server, kc, operatorKubeconfig } = await startOperatorServer());
   for (const name of ['worker-1', 'worker-2', 'worker-3'])
     await customObjects(kc, NODES, NodeObject).create({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
   dir = await mkdtemp(join(tmpdir(), 'fabrik-operator-'));

@@ -1,13 +1,13 @@
 // The Lease against the real kube-apiserver: one replica holds it, the other waits, and takes it when
 // it is handed back. Asserted on the Lease object. The replicas use fabrik-operator's ServiceAccount
 // token with deploy/operator/rbac.yaml's grants.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '@fabrik/agent-runtime';
-import { ObjectMeta, customObjects, loadKubeConfig } from '@fabrik/kube';
-import { startKubeApiServer, until, type KubeApiServer } from '@fabrik/testkit';
+import { ObjectMeta, customObjects } from '@fabrik/kube';
+import { until, type KubeApiServer } from '@fabrik/testkit';
+import { startOperatorServer } from '../test/operator-server.js';
 import { acquireLease, type HeldLease } from './lease.js';
 
 const LEASES = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' };
@@ -21,19 +21,7 @@ let server: KubeApiServer;
 let kc: KubeConfig;
 let operatorKc: KubeConfig;
 beforeAll(async () => {
-  server = await startKubeApiServer({ crdDirs: [] });
-  kc = loadKubeConfig({ kubeconfig: server.kubeconfigPath }).kc;
-  const deploy = join(import.meta.dirname, '../../../deploy');
-  await server.kubectl(
-    'apply',
-    '-f',
-    join(deploy, 'base/namespace.yaml'),
-    '-f',
-    join(deploy, 'operator/rbac.yaml'),
-  );
-  operatorKc = loadKubeConfig({
-    kubeconfig: await server.writeServiceAccountKubeconfig('fabrik-system', 'fabrik-operator'),
-  }).kc;
+  ({ server, kc, operatorKc } = await startOperatorServer({ crdDirs: [] }));
 }, 120_000);
 afterAll(() => server?.destroy());
 

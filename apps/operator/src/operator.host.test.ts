@@ -2,7 +2,6 @@
 // the CRDs of deploy/crds): 200 Nodes, restarts, churn, annotations. Every assertion is on API
 // objects: NodeNetworkConfigs, their status, Events. The operator runs with its own ServiceAccount's
 // token and the grants of deploy/operator/rbac.yaml, so every call it makes is one RBAC allows.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -16,9 +15,10 @@ import {
   type NodeIdentity,
   type NodeNetworkConfig,
 } from '@fabrik/api';
-import { EVENTS, NODES, NodeObject, ObjectMeta, customObjects, loadKubeConfig } from '@fabrik/kube';
+import { EVENTS, NODES, NodeObject, ObjectMeta, customObjects } from '@fabrik/kube';
 import { createLogger } from '@fabrik/agent-runtime';
-import { startKubeApiServer, until, type KubeApiServer } from '@fabrik/testkit';
+import { until, type KubeApiServer } from '@fabrik/testkit';
+import { startOperatorServer } from '../test/operator-server.js';
 import { OperatorConfig } from './config.js';
 import { startController, type Controller } from './controller.js';
 import { renderNodeNow } from './render-now.js';
@@ -81,21 +81,7 @@ async function restartController(): Promise<void> {
 }
 
 beforeAll(async () => {
-  server = await startKubeApiServer();
-  kc = loadKubeConfig({ kubeconfig: server.kubeconfigPath }).kc;
-  const deploy = join(import.meta.dirname, '../../../deploy');
-  await server.kubectl(
-    'apply',
-    '-f',
-    join(deploy, 'base/namespace.yaml'),
-    '-f',
-    join(deploy, 'base/rbac.yaml'), // the Role fabrik-events the operator's binding names
-    '-f',
-    join(deploy, 'operator/rbac.yaml'),
-  );
-  operatorKc = loadKubeConfig({
-    kubeconfig: await server.writeServiceAccountKubeconfig('fabrik-system', 'fabrik-operator'),
-  }).kc;
+  ({ server, kc, operatorKc } = await startOperatorServer());
   await customObjects(kc, VRF_RESOURCE, loose).create({
     apiVersion: API_VERSION,
     kind: 'VRF',

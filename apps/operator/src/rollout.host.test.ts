@@ -1,7 +1,6 @@
 // The gated rollout against the real kube-apiserver: 50 Nodes whose agents are test doubles
 // (test/simulated-agents.ts) that apply, fail, stall, report stale heartbeats or die. Every
 // assertion is on API objects: the NodeNetworkConfigs' spec and annotations, the NetworkRollout.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -17,9 +16,10 @@ import {
   type NetworkRolloutStatus,
   type NodeNetworkConfig,
 } from '@fabrik/api';
-import { NODES, NodeObject, ObjectMeta, customObjects, loadKubeConfig } from '@fabrik/kube';
+import { NODES, NodeObject, ObjectMeta, customObjects } from '@fabrik/kube';
 import { createLogger } from '@fabrik/agent-runtime';
-import { startKubeApiServer, until, type KubeApiServer } from '@fabrik/testkit';
+import { until, type KubeApiServer } from '@fabrik/testkit';
+import { startOperatorServer } from '../test/operator-server.js';
 import { startSimulatedAgents, type SimulatedAgents } from '../test/simulated-agents.js';
 import { OperatorConfig } from './config.js';
 import { startController, type Controller } from './controller.js';
@@ -95,20 +95,8 @@ const untilFailedOn = (node: string) =>
   );
 
 beforeAll(async () => {
-  server = await startKubeApiServer();
-  kc = loadKubeConfig({ kubeconfig: server.kubeconfigPath }).kc;
-  await server.kubectl(
-    'apply',
-    '-f',
-    join(import.meta.dirname, '../../../deploy/base/namespace.yaml'),
-    '-f',
-    join(import.meta.dirname, '../../../deploy/base/rbac.yaml'),
-    '-f',
-    join(import.meta.dirname, '../../../deploy/operator/rbac.yaml'),
-  );
-  const operatorKc = loadKubeConfig({
-    kubeconfig: await server.writeServiceAccountKubeconfig('fabrik-system', 'fabrik-operator'),
-  }).kc;
+  let operatorKc: KubeConfig;
+  ({ server, kc, operatorKc } = await startOperatorServer());
   const names = Array.from({ length: NODE_COUNT }, (_, i) => nodeName(i));
   for (let i = 0; i < names.length; i += 25)
     await Promise.all(
