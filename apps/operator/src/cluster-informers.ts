@@ -11,7 +11,16 @@ import {
   VRF_RESOURCE,
   type ResourceKind,
 } from '@fabrik/api';
-import { NODES, NodeObject, apiVersionOf, startInformer, type Informer, type KubeLogger } from '@fabrik/kube';
+import {
+  NODES,
+  NodeObject,
+  apiVersionOf,
+  startInformer,
+  type GroupVersionResource,
+  type Informer,
+  type KubeLogger,
+  type Parser,
+} from '@fabrik/kube';
 import type { ClusterState, NodeInput } from './render.js';
 
 // The operator's view of the cluster: one supervised informer per kind it reads, and the
@@ -72,35 +81,20 @@ export function startClusterInformers(options: {
   readonly log?: KubeLogger;
 }): ClusterInformers {
   const common = { kc: options.kc, ...(options.log && { log: options.log }) };
-  const nodes = startInformer({
-    ...common,
-    ...NODES,
-    name: 'Node',
-    parse: NodeObject,
-    onChange: (key) => options.onChange(`Node ${key}`),
-  });
-  const configs = startInformer({
-    ...common,
-    ...NODE_NETWORK_CONFIG_RESOURCE,
-    name: 'NodeNetworkConfig',
-    parse: existingConfigParser,
-    onChange: (key) => options.onChange(`NodeNetworkConfig ${key}`),
-  });
-  const rollouts = startInformer({
-    ...common,
-    ...NETWORK_ROLLOUT_RESOURCE,
-    name: 'NetworkRollout',
-    parse: NetworkRollout,
-    onChange: (key) => options.onChange(`NetworkRollout ${key}`),
-  });
-  const intents = INTENT_KINDS.map((resource) =>
+  /** One informer whose changes are reported as `<name> <key>`. */
+  const watch = <T>(resource: GroupVersionResource, name: string, parse: Parser<T>) =>
     startInformer({
       ...common,
       ...resource,
-      name: resource.kind,
-      parse: intentObjectParser(resource),
-      onChange: (key) => options.onChange(`${resource.kind} ${key}`),
-    }),
+      name,
+      parse,
+      onChange: (key) => options.onChange(`${name} ${key}`),
+    });
+  const nodes = watch(NODES, 'Node', NodeObject);
+  const configs = watch(NODE_NETWORK_CONFIG_RESOURCE, 'NodeNetworkConfig', existingConfigParser);
+  const rollouts = watch(NETWORK_ROLLOUT_RESOURCE, 'NetworkRollout', NetworkRollout);
+  const intents = INTENT_KINDS.map((resource) =>
+    watch(resource, resource.kind, intentObjectParser(resource)),
   );
   const all: Informer<unknown>[] = [nodes, configs, rollouts, ...intents];
   return {
